@@ -1,0 +1,128 @@
+/**
+ * Messages between a Session's main side (Transport) and its transport worker.
+ * MessagePort has no backpressure of its own: frames flow only against credits that main
+ * returns as its dispatcher consumes them (DESIGN.md "Processes and threads").
+ */
+import type { OverloadPolicy, OversizePolicy, ReaderMode } from '../../shared/session-config.js';
+
+export type FrameKind =
+  | 'request'
+  | 'response'
+  | 'notification'
+  | 'batch'
+  | 'invalid'
+  | 'parse-error'
+  | 'empty';
+
+/** What the worker learns about a line while classifying it (the bytes travel separately). */
+export interface FrameMeta {
+  /** Stream offset of the first byte of the line. */
+  offset: number;
+  /** Length of the frame bytes (no \r\n). */
+  bytes: number;
+  /** Position of this frame's bytes in the batch buffer (or -1 when sent as its own buffer). */
+  start: number;
+  kind: FrameKind;
+  /** ms since session start when the newline arrived. */
+  t: number;
+  id?: string | number | null;
+  method?: string;
+  /** For responses: whether it carried `error`, and the error's code and message. */
+  error?: { code: number; message: string };
+  /** Progress notification fields. */
+  progressToken?: string | number;
+  progress?: number;
+  total?: number;
+  /** For requests/notifications from the server: a few params worth keeping (small). */
+  params?: unknown;
+  /** JSON.parse message for parse errors, or why the JSON is not JSON-RPC. */
+  problem?: string;
+}
+
+export interface WorkerStartConfig {
+  command: string;
+  args: string[];
+  cwd?: string;
+  env: Record<string, string>;
+  maxFrameBytes: number;
+  onOversize: OversizePolicy;
+  overloadPolicy: OverloadPolicy;
+  spillMaxBytes: number;
+  readerMode: ReaderMode;
+  /** Frames / bytes the worker may have posted and not yet had credited back. */
+  creditFrames: number;
+  creditBytes: number;
+  stopGraceMs: { afterStdinClose: number; afterSigterm: number; afterSigkill: number };
+  /** performance.timeOrigin-relative start of the session, so both threads share a clock. */
+  startedAtEpochMs: number;
+}
+
+/** Main → worker. */
+export type ToWorker =
+  | { type: 'start'; config: WorkerStartConfig }
+  | { type: 'credit'; frames: number; bytes: number }
+  | { type: 'write'; seq: number; data: Uint8Array }
+  | { type: 'reader-mode'; mode: ReaderMode }
+  | { type: 'naive-idle'; idle: boolean }
+  | { type: 'stop'; reason: string };
+
+export interface WorkerCounters {
+  t: number;
+  stdoutBytes: number;
+  stderrBytes: number;
+  lineBytes: number;
+  frames: number;
+  largestFrameBytes: number;
+  parseErrors: number;
+  oversizeFrames: number;
+  pendingBytes: number;
+  partialBytesAtEof: number;
+  lastStdoutByteAt: number | null;
+  /** Time spent with complete frames waiting for credits, total and longest episode (ms). */
+  dispatcherWaitMs: number;
+  dispatcherLongestWaitMs: number;
+  spillFrames: number;
+  spillBytes: number;
+  maxSpillFrames: number;
+  droppedFrames: number;
+  droppedBytes: number;
+  readingStdout: boolean;
+  /** Total ms the reader was not reading while the child was alive (any reason). */
+  notReadingMs: number;
+  notReadingSince: number | null;
+  stdinBytes: number;
+  stdinWaitMs: number;
+  stdinPendingBytes: number;
+  stdinPendingSince: number | null;
+  stdinClosed: boolean;
+  stdoutEnded: boolean;
+}
+
+export interface ExitInfo {
+  code: number | null;
+  signal: string | null;
+  /** ms since start. */
+  t: number;
+}
+
+/** Worker → main. */
+export type FromWorker =
+  | { type: 'spawned'; pid: number; t: number }
+  | { type: 'spawn-error'; code: string; message: string }
+  | { type: 'frames'; metas: FrameMeta[]; buffer: ArrayBuffer; big: ArrayBuffer[] }
+  | {
+      type: 'oversize';
+      phase: 'start' | 'end';
+      offset: number;
+      bytes: number;
+      atEof: boolean;
+      t: number;
+    }
+  | { type: 'stderr'; data: Uint8Array; t: number }
+  | { type: 'counters'; counters: WorkerCounters }
+  | { type: 'write-done'; seq: number; waitedMs: number; error?: string }
+  | { type: 'overload'; policy: OverloadPolicy; t: number }
+  | { type: 'stdout-end'; partialBytes: number; t: number }
+  | { type: 'exit'; exit: ExitInfo }
+  | { type: 'stopped'; exit: ExitInfo | null; counters: WorkerCounters }
+  | { type: 'fatal'; message: string };

@@ -1,0 +1,81 @@
+/**
+ * Finding codes: stable names for what Pipescope sees on the pipe (DESIGN.md table).
+ * Codes and levels are a public contract; more codes may be added at `info` or `warn`.
+ */
+
+export type FindingLevel = 'info' | 'warn' | 'error';
+
+export const FINDING_LEVELS = {
+  'stdout-pollution': 'error',
+  'oversize-frame': 'error',
+  'truncated-at-exit': 'error',
+  'server-exited': 'error',
+  'server-write-blocked': 'error',
+  'host-queue-stalled': 'warn',
+  'stdin-blocked': 'error',
+  'cancel-ignored': 'warn',
+  'slow-recovery': 'warn',
+  'request-timed-out': 'error',
+  // Added codes (info/warn only, as the contract allows).
+  'dispatch-overflow': 'warn',
+  'stderr-dropped': 'info',
+  'unexpected-response': 'warn',
+  'invalid-message': 'warn',
+  'progress-anomaly': 'warn',
+} as const satisfies Record<string, FindingLevel>;
+
+export type FindingCode = keyof typeof FINDING_LEVELS;
+
+export interface Finding {
+  code: FindingCode;
+  level: FindingLevel;
+  message: string;
+}
+
+/** A finding as the engine tracks it live: first/last time seen and how often. */
+export interface LiveFinding extends Finding {
+  /** ms since session start when first raised. */
+  firstAt: number;
+  lastAt: number;
+  count: number;
+  requestId?: string | number;
+}
+
+/** Plain-words explanation of each code, for humans (CLI report, app findings panel). */
+export const FINDING_EXPLANATIONS: Record<FindingCode, string> = {
+  'stdout-pollution':
+    'Something other than JSON-RPC was written to stdout (a banner, a console.log, garbage). ' +
+    'Logs belong on stderr; a strict host may drop the session.',
+  'oversize-frame':
+    'A message grew past the transport limit before its newline arrived. The framer discarded it ' +
+    '(or ended the session) without ever parsing it. Keep results small: page them.',
+  'truncated-at-exit':
+    'The server exited while a message was half written; those bytes can never be delivered.',
+  'server-exited': 'The server process ended before the session did.',
+  'server-write-blocked':
+    'The server is alive and owes a response, but stdout stopped (mid-frame or quiet) while the ' +
+    'host was not reading: the server is stuck in write() and cannot read stdin either.',
+  'host-queue-stalled':
+    'Bytes keep arriving but complete messages wait for the consumer: the host queue, not the ' +
+    'pipe, is the bottleneck.',
+  'stdin-blocked':
+    'Writes to the server stdin waited for the pipe to drain: the server is not reading its input ' +
+    '(cancellations and new requests cannot reach it).',
+  'cancel-ignored':
+    'After notifications/cancelled the server kept producing for the request or answered it late.',
+  'slow-recovery':
+    'The small probe sent after a cancellation was slow or failed: the session did not recover.',
+  'request-timed-out':
+    'A request passed its timeout; a cancellation was sent. A timeout in a UI is not a cancellation.',
+  'dispatch-overflow':
+    'The consumer fell so far behind that the overload policy dropped or paused input (counted).',
+  'stderr-dropped': 'stderr outran its bounded ring; the oldest lines were dropped (still counted).',
+  'unexpected-response': 'A response arrived for an id the host never sent (or sent twice).',
+  'invalid-message': 'A JSON line on stdout that is not a JSON-RPC 2.0 message.',
+  'progress-anomaly':
+    'Progress notifications that do not increase, use an unknown token or arrive after completion.',
+};
+
+export function findingLevel(code: FindingCode): FindingLevel {
+  return FINDING_LEVELS[code];
+}

@@ -1,0 +1,46 @@
+/** Request records: the public request states of DESIGN.md plus what a live view needs. */
+
+export const REQUEST_STATUSES = [
+  'pending',
+  'completed',
+  'failed',
+  'cancelled',
+  'late',
+  'timed-out',
+] as const;
+export type RequestStatus = (typeof REQUEST_STATUSES)[number];
+
+export type JsonRpcId = string | number;
+
+export interface RequestRecord {
+  id: JsonRpcId;
+  method: string;
+  status: RequestStatus;
+  /** ms since session start. */
+  sentAt: number;
+  /** ms from send to response (null while pending or when no response came). */
+  latencyMs: number | null;
+  /** Bytes of the response line (without newline), null when none arrived. */
+  responseBytes: number | null;
+  requestBytes: number;
+  /** Set when a cancellation was sent for this request. */
+  cancelledAt: number | null;
+  cancelReason: string | null;
+  /** JSON-RPC error of a failed request. */
+  error: { code: number; message: string } | null;
+  /** The progress token we attached, if any. */
+  progressToken: string | number | null;
+  progressCount: number;
+  lastProgress: number | null;
+  /** Id of the request this one replays. */
+  replayOf: JsonRpcId | null;
+}
+
+/** One request as the `probe --json` report lists it. */
+export interface ReportRequest {
+  id: JsonRpcId;
+  method: string;
+  status: RequestStatus;
+  latencyMs: number | null;
+  responseBytes: number | null;
+}
