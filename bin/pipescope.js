@@ -8,4 +8,5 @@ if (!existsSync(fileURLToPath(entry))) {
   process.stderr.write('pipescope: not built yet; run `npm install` (or `npm run build`) first\n');
   process.exit(2);
 }
-await import(entry.href);
+const { main } = await import(entry.href);
+process.exitCode = await main(process.argv.slice(2));

@@ -53,17 +53,15 @@ export interface WorkerStartConfig {
   creditFrames: number;
   creditBytes: number;
   stopGraceMs: { afterStdinClose: number; afterSigterm: number; afterSigkill: number };
-  /** performance.timeOrigin-relative start of the session, so both threads share a clock. */
+  /** Epoch ms (timeOrigin + now) of the session start, so both threads share one clock. */
   startedAtEpochMs: number;
 }
 
 /** Main → worker. */
 export type ToWorker =
-  | { type: 'start'; config: WorkerStartConfig }
   | { type: 'credit'; frames: number; bytes: number }
   | { type: 'write'; seq: number; data: Uint8Array }
   | { type: 'reader-mode'; mode: ReaderMode }
-  | { type: 'naive-idle'; idle: boolean }
   | { type: 'stop'; reason: string };
 
 export interface WorkerCounters {

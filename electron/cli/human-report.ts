@@ -1,0 +1,79 @@
+/**
+ * The readable probe report (without --json): what ran, the counters that matter, the
+ * requests, and each finding with its plain-words explanation.
+ */
+import { FINDING_EXPLANATIONS } from '../../shared/findings.js';
+import type { ProbeOutcome } from './probe.js';
+
+function bytes(n: number): string {
+  if (n < 1024) return `${n} B`;
+  if (n < 1024 * 1024) return `${(n / 1024).toFixed(1)} KiB`;
+  return `${(n / 1024 / 1024).toFixed(2)} MiB`;
+}
+
+export function formatHumanReport(o: ProbeOutcome): string {
+  const r = o.report;
+  const m = r.metrics;
+  const lines: string[] = [];
+  const cmd = [r.server.command, ...r.server.args].map((a) =>
+    /\s/.test(a) ? JSON.stringify(a) : a,
+  );
+  lines.push(`pipescope probe: ${cmd.join(' ')}`);
+  if (o.startError) {
+    lines.push(`  could not start: ${o.startError}`);
+    return `${lines.join('\n')}\n`;
+  }
+  const exit = r.server.exit
+    ? r.server.exit.signal
+      ? `killed by ${r.server.exit.signal}`
+      : `exit code ${r.server.exit.code}`
+    : 'still running?';
+  lines.push(`  pid ${r.server.pid}, ${exit}`);
+  lines.push('', 'Steps');
+  for (const s of o.steps) lines.push(`  - ${s}`);
+  lines.push('', 'Pipe');
+  lines.push(
+    `  stdout ${bytes(m.stdoutBytes)} in ${m.frames} frame(s), largest ${bytes(m.largestFrameBytes)}; stderr ${bytes(m.stderrBytes)}`,
+  );
+  lines.push(
+    `  parse errors ${m.parseErrors}, oversize ${m.oversizeFrames}, partial at EOF ${bytes(m.partialBytesAtEof)}`,
+  );
+  lines.push(
+    `  dispatcher wait ${m.dispatcherWaitMs} ms (max depth ${m.dispatcherMaxDepth}); stdin ${bytes(m.stdinBytes)}, waited ${m.stdinWaitMs} ms`,
+  );
+  lines.push(
+    `  cancellations sent ${m.cancellationsSent}, late responses ${m.lateResponses}, process exits ${m.processExits}`,
+  );
+  lines.push('', 'Requests');
+  for (const q of r.requests) {
+    const lat = q.latencyMs === null ? '-' : `${q.latencyMs} ms`;
+    const size = q.responseBytes === null ? '' : `, ${bytes(q.responseBytes)}`;
+    lines.push(
+      `  ${String(q.id).padStart(4)} ${q.method.padEnd(28)} ${q.status.padEnd(10)} ${lat}${size}`,
+    );
+  }
+  const pending = r.requests.filter((q) => q.status === 'pending');
+  if (pending.length)
+    lines.push(`  still pending at the end: ${pending.map((q) => q.id).join(', ')}`);
+  if (r.recovery) {
+    lines.push(
+      '',
+      `Recovery: ${r.recovery.method} ${r.recovery.ok ? `ok in ${r.recovery.latencyMs} ms` : 'FAILED'}`,
+    );
+  }
+  lines.push('', r.findings.length ? 'Findings' : 'Findings: none');
+  for (const f of r.findings) {
+    lines.push(`  [${f.level}] ${f.code}: ${f.message}`);
+    lines.push(`      ${FINDING_EXPLANATIONS[f.code]}`);
+  }
+  if (o.pollution.length) {
+    lines.push('', 'stdout pollution (offset, preview)');
+    for (const p of o.pollution.slice(0, 5))
+      lines.push(`  @${p.offset}: ${JSON.stringify(p.preview)}`);
+  }
+  if (o.stderrTail.length) {
+    lines.push('', 'stderr (last lines)');
+    for (const l of o.stderrTail) lines.push(`  ${l.length > 200 ? `${l.slice(0, 200)}…` : l}`);
+  }
+  return `${lines.join('\n')}\n`;
+}

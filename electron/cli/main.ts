@@ -1,0 +1,176 @@
+/**
+ * The `pipescope` command line: argument parsing and dispatch to subcommands.
+ * Usage errors print one line and exit 2 (DESIGN.md `probe` exit status); never a stack trace.
+ */
+import { readFileSync } from 'node:fs';
+import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
+import { formatHumanReport } from './human-report.js';
+import { type ProbeOptions, runProbe } from './probe.js';
+
+class UsageError extends Error {}
+
+function intArg(name: string): (v: string) => number {
+  return (v) => {
+    const n = Number(v);
+    if (!Number.isInteger(n) || n < 0)
+      throw new InvalidArgumentError(`${name} must be a whole number ≥ 0`);
+    return n;
+  };
+}
+
+/** `--args` takes JSON text or `@file` holding it; it must be a JSON object. */
+export function parseCallArgs(text: string): Record<string, unknown> {
+  let raw = text;
+  if (text.startsWith('@')) {
+    try {
+      raw = readFileSync(text.slice(1), 'utf8');
+    } catch (e) {
+      throw new UsageError(`--args: cannot read ${text.slice(1)}: ${(e as Error).message}`);
+    }
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(raw);
+  } catch (e) {
+    throw new UsageError(`--args is not valid JSON: ${(e as Error).message}`);
+  }
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+    throw new UsageError('--args must be a JSON object');
+  }
+  return value as Record<string, unknown>;
+}
+
+interface ProbeFlags {
+  call?: string;
+  args?: string;
+  cancelAfterMs?: number;
+  cancelAfterBytes?: number;
+  maxFrameBytes?: number;
+  onOversize: 'discard' | 'terminate';
+  timeoutMs: number;
+  reader: 'drain' | 'paused' | 'naive';
+  consumerDelayMs: number;
+  trace?: string;
+  json?: boolean;
+}
+
+async function probeCommand(argv: string[], flags: ProbeFlags): Promise<number> {
+  if (argv.length === 0) throw new UsageError('probe needs a server command after `--`');
+  if (flags.args !== undefined && !flags.call) throw new UsageError('--args needs --call');
+  const options: ProbeOptions = {
+    command: argv[0],
+    args: argv.slice(1),
+    call: flags.call,
+    callArgs: flags.args === undefined ? undefined : parseCallArgs(flags.args),
+    cancelAfterMs: flags.cancelAfterMs,
+    cancelAfterBytes: flags.cancelAfterBytes,
+    maxFrameBytes: flags.maxFrameBytes,
+    onOversize: flags.onOversize,
+    timeoutMs: flags.timeoutMs,
+    reader: flags.reader,
+    consumerDelayMs: flags.consumerDelayMs,
+  };
+  if (flags.trace)
+    throw new UsageError('--trace: trace recording is not available in this build yet');
+  const outcome = await runProbe(options);
+  if (flags.json) process.stdout.write(`${JSON.stringify(outcome.report, null, 2)}\n`);
+  else process.stdout.write(formatHumanReport(outcome));
+  if (outcome.startError) process.stderr.write(`pipescope: ${outcome.startError}\n`);
+  return outcome.exitCode;
+}
+
+export function buildProgram(): Command {
+  const program = new Command('pipescope')
+    .description(
+      'Inspect MCP servers that speak JSON-RPC over stdio: watch the pipe, not just the messages.',
+    )
+    .version('0.1.0')
+    .exitOverride()
+    .configureOutput({ writeErr: (s) => process.stderr.write(s) });
+
+  program
+    .command('probe')
+    .description(
+      'run a server headless: initialize, tools/list, optional tools/call, cancel, recovery probe, stop',
+    )
+    .usage('[options] -- <command> [args...]')
+    .argument('[command...]', 'the server command and its arguments (after --)')
+    .option('--call <tool>', 'call this tool after tools/list')
+    .option(
+      '--args <json|@file>',
+      'arguments of the tool call (a JSON object, or @file holding one)',
+    )
+    .option(
+      '--cancel-after-ms <n>',
+      'send notifications/cancelled n ms after the call',
+      intArg('--cancel-after-ms'),
+    )
+    .option(
+      '--cancel-after-bytes <n>',
+      'cancel once n stdout bytes arrived after the call',
+      intArg('--cancel-after-bytes'),
+    )
+    .option(
+      '--max-frame-bytes <n>',
+      'transport limit on one message (default 33554432)',
+      intArg('--max-frame-bytes'),
+    )
+    .addOption(
+      new Option('--on-oversize <policy>', 'oversize frames')
+        .choices(['discard', 'terminate'])
+        .default('discard'),
+    )
+    .option(
+      '--timeout-ms <n>',
+      'the whole probe ends inside this (plus the stop ladder)',
+      intArg('--timeout-ms'),
+      30_000,
+    )
+    .addOption(
+      new Option('--reader <mode>', 'reader mode from the call on')
+        .choices(['drain', 'paused', 'naive'])
+        .default('drain'),
+    )
+    .option(
+      '--consumer-delay-ms <n>',
+      'simulate a slow consumer: ms per message',
+      intArg('--consumer-delay-ms'),
+      0,
+    )
+    .option('--trace <file>', 'record a trace (JSON Lines)')
+    .option('--json', 'print exactly one JSON report on stdout')
+    .action(async (argv: string[], flags: ProbeFlags) => {
+      process.exitCode = await probeCommand(argv, flags);
+    });
+
+  program
+    .command('start')
+    .description('start the desktop app (or browser mode) on the demo catalog')
+    .action(() => {
+      process.stdout.write(
+        'The Pipescope app (Electron + browser mode) arrives with a later issue. Meanwhile try:\n' +
+          '  npx pipescope probe --help\n',
+      );
+    });
+  return program;
+}
+
+export async function main(argv: string[]): Promise<number> {
+  const program = buildProgram();
+  try {
+    await program.parseAsync(argv, { from: 'user' });
+    return typeof process.exitCode === 'number' ? process.exitCode : 0;
+  } catch (e) {
+    if (e instanceof CommanderError) {
+      // help and version exit 0; commander already printed usage errors
+      return e.exitCode === 0 ? 0 : 2;
+    }
+    if (e instanceof UsageError) {
+      process.stderr.write(`pipescope: ${e.message}\n`);
+      return 2;
+    }
+    process.stderr.write(`pipescope: internal error: ${(e as Error).message}\n`);
+    return 2;
+  }
+}
+

@@ -1,0 +1,91 @@
+/**
+ * Classifies one stdout line (bytes) as a JSON-RPC message, parse error or pollution.
+ * Runs in the transport worker, after the framer has enforced the byte limit, so a frame
+ * reaching JSON.parse is already known to be within budget.
+ */
+import { isUtf8 } from 'node:buffer';
+import type { FrameKind } from './worker-protocol.js';
+
+export interface Classified {
+  kind: FrameKind;
+  id?: string | number | null;
+  method?: string;
+  error?: { code: number; message: string };
+  progressToken?: string | number;
+  progress?: number;
+  total?: number;
+  params?: unknown;
+  problem?: string;
+}
+
+/** Params of server-initiated requests/notifications are kept only when this small. */
+const KEEP_PARAMS_BYTES = 16 * 1024;
+const PROBLEM_MAX_CHARS = 200;
+
+function isId(v: unknown): v is string | number {
+  return typeof v === 'string' || (typeof v === 'number' && Number.isFinite(v));
+}
+
+function shorten(s: string): string {
+  return s.length > PROBLEM_MAX_CHARS ? `${s.slice(0, PROBLEM_MAX_CHARS)}…` : s;
+}
+
+/** Classifies an already-parsed JSON value (also used for the elements of a batch). */
+export function classifyValue(value: unknown, frameBytes: number): Classified {
+  if (Array.isArray(value)) return { kind: 'batch' };
+  if (value === null || typeof value !== 'object') {
+    return { kind: 'invalid', problem: 'JSON value is not an object' };
+  }
+  const msg = value as Record<string, unknown>;
+  if (msg.jsonrpc !== '2.0') return { kind: 'invalid', problem: 'missing "jsonrpc": "2.0"' };
+  const hasId = Object.hasOwn(msg, 'id');
+  if (typeof msg.method === 'string') {
+    const out: Classified = {
+      kind: hasId ? 'request' : 'notification',
+      method: msg.method,
+    };
+    if (hasId) {
+      if (!isId(msg.id))
+        return { kind: 'invalid', problem: 'request id is not a string or number' };
+      out.id = msg.id;
+    }
+    const params = msg.params;
+    if (params !== null && typeof params === 'object' && !Array.isArray(params)) {
+      const p = params as Record<string, unknown>;
+      if (msg.method === 'notifications/progress') {
+        if (isId(p.progressToken)) out.progressToken = p.progressToken;
+        if (typeof p.progress === 'number') out.progress = p.progress;
+        if (typeof p.total === 'number') out.total = p.total;
+      }
+      if (frameBytes <= KEEP_PARAMS_BYTES) out.params = params;
+    }
+    return out;
+  }
+  if (hasId && (Object.hasOwn(msg, 'result') || Object.hasOwn(msg, 'error'))) {
+    const id = msg.id;
+    if (id !== null && !isId(id)) return { kind: 'invalid', problem: 'response id has a bad type' };
+    const out: Classified = { kind: 'response', id: id as string | number | null };
+    const e = msg.error;
+    if (e !== undefined) {
+      const eo = (e ?? {}) as Record<string, unknown>;
+      out.error = {
+        code: typeof eo.code === 'number' ? eo.code : 0,
+        message: shorten(typeof eo.message === 'string' ? eo.message : String(eo.message)),
+      };
+    }
+    return out;
+  }
+  return { kind: 'invalid', problem: 'neither a request, a notification nor a response' };
+}
+
+export function classifyFrame(frame: Buffer): Classified {
+  if (frame.length === 0) return { kind: 'empty', problem: 'empty line' };
+  if (!isUtf8(frame)) return { kind: 'parse-error', problem: 'not valid UTF-8' };
+  let value: unknown;
+  try {
+    value = JSON.parse(frame.toString('utf8'));
+  } catch (e) {
+    return { kind: 'parse-error', problem: shorten(e instanceof Error ? e.message : String(e)) };
+  }
+  return classifyValue(value, frame.length);
+}

@@ -1,0 +1,157 @@
+/**
+ * Findings engine: names what the session sees, live, with the stable codes of DESIGN.md.
+ *
+ * Owns: the session's findings (one per code, or per code and request), each with first/last
+ * time and a count of episodes. Fed by: the Session's events (`raise`) and its periodic tick
+ * (`evaluate`, for the rules that depend on time: write-blocked, queue-stalled, stdin-blocked).
+ * Listens: `onFinding`, called when a finding is new or recurs.
+ */
+import {
+  FINDING_LEVELS,
+  type Finding,
+  type FindingCode,
+  type LiveFinding,
+} from '../../shared/findings.js';
+import type { ReaderMode } from '../../shared/session-config.js';
+
+export interface Budgets {
+  writeBlockedMs: number;
+  dispatcherWaitMs: number;
+  dispatcherDepth: number;
+  stdinWaitMs: number;
+  recoveryMs: number;
+}
+
+/** What the time-based rules look at, sampled on each tick. */
+export interface TickState {
+  t: number;
+  alive: boolean;
+  stdoutEnded: boolean;
+  readerMode: ReaderMode;
+  readingStdout: boolean;
+  notReadingSince: number | null;
+  pendingBytes: number;
+  lastStdoutByteAt: number | null;
+  responsesOwed: number;
+  dispatcherLongestWaitMs: number;
+  dispatcherDepth: number;
+  stdinPendingSince: number | null;
+  stdinPendingBytes: number;
+}
+
+function ms(n: number): string {
+  return `${Math.round(n)} ms`;
+}
+
+export class FindingsEngine {
+  private readonly findings = new Map<string, LiveFinding>();
+  /** Rules currently in an episode (a recurrence counts only after the episode ended). */
+  private readonly active = new Set<string>();
+
+  constructor(
+    private readonly budgets: Budgets,
+    private readonly onFinding: (f: LiveFinding, isNew: boolean) => void,
+  ) {}
+
+  raise(code: FindingCode, message: string, t: number, requestId?: string | number): LiveFinding {
+    const key = requestId === undefined ? code : `${code}#${String(requestId)}`;
+    const existing = this.findings.get(key);
+    if (existing) {
+      existing.count += 1;
+      existing.lastAt = t;
+      existing.message = message;
+      this.onFinding(existing, false);
+      return existing;
+    }
+    const f: LiveFinding = {
+      code,
+      level: FINDING_LEVELS[code],
+      message,
+      firstAt: t,
+      lastAt: t,
+      count: 1,
+      ...(requestId === undefined ? {} : { requestId }),
+    };
+    this.findings.set(key, f);
+    this.onFinding(f, true);
+    return f;
+  }
+
+  has(code: FindingCode): boolean {
+    for (const f of this.findings.values()) if (f.code === code) return true;
+    return false;
+  }
+
+  /** Raises once per episode of a condition that holds over time. */
+  private episode(rule: string, holds: boolean, raise: () => void): void {
+    if (!holds) {
+      this.active.delete(rule);
+      return;
+    }
+    if (this.active.has(rule)) return;
+    this.active.add(rule);
+    raise();
+  }
+
+  evaluate(s: TickState): void {
+    const b = this.budgets;
+    const quietFor = s.lastStdoutByteAt === null ? null : s.t - s.lastStdoutByteAt;
+    const notReadingFor = s.notReadingSince === null ? 0 : s.t - s.notReadingSince;
+    const live = s.alive && !s.stdoutEnded;
+    const midFrameStall =
+      live && s.pendingBytes > 0 && quietFor !== null && quietFor > b.writeBlockedMs;
+    const hostNotReading = live && s.responsesOwed > 0 && notReadingFor > b.writeBlockedMs;
+    this.episode('write-blocked', midFrameStall || hostNotReading, () => {
+      const why = hostNotReading
+        ? `the host has not read stdout for ${ms(notReadingFor)} (reader ${s.readerMode})`
+        : `stdout stopped mid-frame at ${s.pendingBytes} bytes, silent for ${ms(quietFor ?? 0)}`;
+      const owed = `${s.responsesOwed} response${s.responsesOwed === 1 ? '' : 's'} owed`;
+      const midFrame = s.pendingBytes > 0 ? `; ${s.pendingBytes} bytes of a frame pending` : '';
+      this.raise(
+        'server-write-blocked',
+        `server alive with ${owed}: ${why}${hostNotReading ? midFrame : ''}`,
+        s.t,
+      );
+    });
+
+    const stalledWait = s.dispatcherLongestWaitMs > b.dispatcherWaitMs;
+    const deep = s.dispatcherDepth > b.dispatcherDepth;
+    this.episode('queue-stalled', stalledWait || deep, () =>
+      this.raise(
+        'host-queue-stalled',
+        `dispatch fell behind: longest wait ${ms(s.dispatcherLongestWaitMs)} ` +
+          `(budget ${ms(b.dispatcherWaitMs)}), queue depth ${s.dispatcherDepth}`,
+        s.t,
+      ),
+    );
+
+    const stdinWait = s.stdinPendingSince === null ? 0 : s.t - s.stdinPendingSince;
+    this.episode('stdin-blocked', stdinWait > b.stdinWaitMs, () =>
+      this.raise(
+        'stdin-blocked',
+        `writes to the server's stdin have waited ${ms(stdinWait)} for the pipe to drain ` +
+          `(${s.stdinPendingBytes} bytes pending): the server is not reading its input`,
+        s.t,
+      ),
+    );
+  }
+
+  all(): LiveFinding[] {
+    return [...this.findings.values()].sort((a, b) => a.firstAt - b.firstAt);
+  }
+
+  /** Findings as the report lists them: one per code, the first message, counts folded in. */
+  forReport(): Finding[] {
+    const byCode = new Map<FindingCode, { f: LiveFinding; n: number }>();
+    for (const f of this.all()) {
+      const e = byCode.get(f.code);
+      if (e) e.n += f.count;
+      else byCode.set(f.code, { f, n: f.count });
+    }
+    return [...byCode.values()].map(({ f, n }) => ({
+      code: f.code,
+      level: f.level,
+      message: n > 1 ? `${f.message} (${n} times)` : f.message,
+    }));
+  }
+}

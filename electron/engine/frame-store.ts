@@ -1,0 +1,162 @@
+/**
+ * Frame store: what the session saw on the wire, bounded.
+ *
+ * Owns: a summary for each recent frame (both directions) and the full bytes of the most
+ * recent ones, within a byte budget. Fed by: the Session's dispatcher (incoming) and its
+ * writer (outgoing). Listens: hosts that page through a frame (a 64 MiB frame is never handed
+ * out whole) and the trace recorder.
+ *
+ * Bounded twice: at most `maxSummaries` summaries (oldest evicted, counted) and at most
+ * `maxBytes` of frame bytes (oldest bytes dropped first, summary kept and marked).
+ */
+import { createHash } from 'node:crypto';
+import type { FrameKind } from './worker-protocol.js';
+
+export type FrameDirection = 'in' | 'out';
+
+export interface FrameSummary {
+  seq: number;
+  dir: FrameDirection;
+  t: number;
+  /** Stream offset (incoming frames). */
+  offset: number | null;
+  bytes: number;
+  kind: FrameKind | 'oversize';
+  id?: string | number | null;
+  method?: string;
+  /** Parse problem or pollution description. */
+  problem?: string;
+  /** First bytes of the frame as text (up to PREVIEW_BYTES). */
+  preview: string;
+  /** Whether the full bytes are still held. */
+  held: boolean;
+}
+
+export interface FramePage {
+  seq: number;
+  offset: number;
+  length: number;
+  totalBytes: number;
+  data: Buffer;
+}
+
+const PREVIEW_BYTES = 240;
+
+interface Stored {
+  summary: FrameSummary;
+  data: Buffer | null;
+}
+
+export class FrameStore {
+  private readonly items: Stored[] = [];
+  private head = 0;
+  /** Index of the oldest item that may still hold bytes (bytes are dropped oldest first). */
+  private dataCursor = 0;
+  private nextSeq = 1;
+  heldBytes = 0;
+  evictedSummaries = 0;
+  droppedBytes = 0;
+
+  constructor(
+    private readonly maxBytes = 256 * 1024 * 1024,
+    private readonly maxSummaries = 50_000,
+  ) {}
+
+  add(info: Omit<FrameSummary, 'seq' | 'preview' | 'held' | 'bytes'>, data: Buffer): FrameSummary {
+    const summary: FrameSummary = {
+      ...info,
+      seq: this.nextSeq++,
+      bytes: data.length,
+      preview: data.subarray(0, PREVIEW_BYTES).toString('utf8'),
+      held: false,
+    };
+    let held: Buffer | null = null;
+    if (data.length <= this.maxBytes) {
+      // Small frames arrive as views into a shared batch buffer: copy them so the store holds
+      // exactly what it accounts for. Large frames own their buffer already.
+      held = data.byteLength * 2 < data.buffer.byteLength ? Buffer.from(data) : data;
+      summary.held = true;
+      this.heldBytes += data.length;
+    }
+    this.items.push({ summary, data: held });
+    this.trim();
+    return summary;
+  }
+
+  private trim(): void {
+    while (this.heldBytes > this.maxBytes) {
+      this.dataCursor = Math.max(this.dataCursor, this.head);
+      while (this.dataCursor < this.items.length && this.items[this.dataCursor].data === null) {
+        this.dataCursor += 1;
+      }
+      const victim = this.items[this.dataCursor];
+      if (!victim?.data) break;
+      this.heldBytes -= victim.data.length;
+      this.droppedBytes += victim.data.length;
+      victim.data = null;
+      victim.summary.held = false;
+    }
+    while (this.items.length - this.head > this.maxSummaries) {
+      const gone = this.items[this.head];
+      if (gone.data) this.heldBytes -= gone.data.length;
+      this.head += 1;
+      this.evictedSummaries += 1;
+    }
+    if (this.head > 4096 && this.head * 2 > this.items.length) {
+      this.items.splice(0, this.head);
+      this.dataCursor = Math.max(0, this.dataCursor - this.head);
+      this.head = 0;
+    }
+  }
+
+  get size(): number {
+    return this.items.length - this.head;
+  }
+
+  summaries(fromSeq = 0, limit = 500): FrameSummary[] {
+    const out: FrameSummary[] = [];
+    for (let i = this.head; i < this.items.length && out.length < limit; i++) {
+      const s = this.items[i].summary;
+      if (s.seq >= fromSeq) out.push(s);
+    }
+    return out;
+  }
+
+  last(n: number): FrameSummary[] {
+    const from = Math.max(this.head, this.items.length - n);
+    return this.items.slice(from).map((s) => s.summary);
+  }
+
+  private find(seq: number): Stored | undefined {
+    // Sequence numbers are dense and increasing: index directly, then check.
+    const firstSeq = this.items[this.head]?.summary.seq ?? 0;
+    const s = this.items[this.head + (seq - firstSeq)];
+    return s?.summary.seq === seq ? s : undefined;
+  }
+
+  page(seq: number, offset: number, length: number): FramePage | null {
+    const s = this.find(seq);
+    if (!s?.data) return null;
+    const start = Math.max(0, Math.min(offset, s.data.length));
+    const end = Math.min(s.data.length, start + Math.max(0, length));
+    return {
+      seq,
+      offset: start,
+      length: end - start,
+      totalBytes: s.data.length,
+      data: s.data.subarray(start, end),
+    };
+  }
+
+  sha256(seq: number): string | null {
+    const s = this.find(seq);
+    return s?.data ? createHash('sha256').update(s.data).digest('hex') : null;
+  }
+
+  clear(): void {
+    this.items.length = 0;
+    this.head = 0;
+    this.dataCursor = 0;
+    this.heldBytes = 0;
+  }
+}

@@ -1,0 +1,576 @@
+/**
+ * Session: one MCP server under observation (DESIGN.md "Processes and threads").
+ *
+ * Owns: the Transport (and through it the worker and the server process), the dispatcher, the
+ * request table, the findings engine, the frame store, the stderr ring, the pollution ledger
+ * and the tick timer; `stop()` releases every one of them. Fed by: the host (requests,
+ * cancellations, reader mode, consumer delay) and the transport's events. Listens: hosts
+ * (CLI, Electron IPC, browser mode, trace recorder) through typed events.
+ */
+import { randomUUID } from 'node:crypto';
+import { EventEmitter } from 'node:events';
+import type { LiveFinding } from '../../shared/findings.js';
+import type { LiveMetrics } from '../../shared/metrics.js';
+import type { JsonRpcId, RequestRecord } from '../../shared/requests.js';
+import {
+  parseSessionConfig,
+  type ReaderMode,
+  type SessionConfig,
+  type SessionConfigInput,
+} from '../../shared/session-config.js';
+import { classifyValue } from './classify.js';
+import { Dispatcher } from './dispatcher.js';
+import { FindingsEngine } from './findings-engine.js';
+import { FrameStore, type FrameSummary } from './frame-store.js';
+import { RequestTable } from './request-table.js';
+import { SessionMetrics } from './session-metrics.js';
+import { StderrRing } from './stderr-ring.js';
+import { type Frame, type StopResult, Transport } from './transport.js';
+import type { ExitInfo } from './worker-protocol.js';
+
+export type SessionState = 'starting' | 'running' | 'stopping' | 'stopped' | 'failed';
+
+export interface PollutionEntry {
+  t: number;
+  offset: number;
+  bytes: number;
+  preview: string;
+  problem: string;
+}
+
+export interface RecoveryResult {
+  method: string;
+  ok: boolean;
+  latencyMs: number | null;
+}
+
+export interface SendOptions {
+  /** Attach a progress token (`_meta.progressToken`). */
+  progress?: boolean;
+  /** Overrides the config's request timeout (0: none). */
+  timeoutMs?: number;
+  replayOf?: JsonRpcId;
+}
+
+export interface Sent {
+  id: JsonRpcId;
+  /** Settles when the request reaches completed, failed, cancelled or timed-out. */
+  done: Promise<{ record: RequestRecord; response: Buffer | null }>;
+}
+
+export interface SessionEvents {
+  state: [state: SessionState];
+  frame: [summary: FrameSummary];
+  stderr: [text: string, t: number];
+  request: [record: RequestRecord];
+  finding: [finding: LiveFinding, isNew: boolean];
+  exit: [exit: ExitInfo];
+  tick: [metrics: LiveMetrics];
+}
+
+export class SessionError extends Error {
+  constructor(
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+const TICK_MS = 100;
+const POLLUTION_LEDGER_MAX = 1000;
+/** Progress for a cancelled request later than this means the server kept producing. */
+const CANCEL_GRACE_MS = 250;
+/** Hard cap on a request's lifetime relative to its (soft, progress-reset) timeout. */
+const HARD_TIMEOUT_FACTOR = 10;
+
+export class Session extends EventEmitter<SessionEvents> {
+  readonly id = randomUUID();
+  readonly config: SessionConfig;
+  state: SessionState = 'starting';
+  pid: number | null = null;
+  exit: ExitInfo | null = null;
+  spawnError: { code: string; message: string } | null = null;
+  readonly frames: FrameStore;
+  readonly stderr = new StderrRing();
+  readonly pollution: PollutionEntry[] = [];
+  readonly findings: FindingsEngine;
+  readonly requests: RequestTable;
+  recovery: RecoveryResult | null = null;
+  private readonly transport: Transport;
+  private readonly dispatcher: Dispatcher;
+  private readonly metrics = new SessionMetrics();
+  private readonly tickTimer: NodeJS.Timeout;
+  private readerMode: ReaderMode;
+  private cancellationsSent = 0;
+  private lateResponses = 0;
+  private processExits = 0;
+  private notifications = 0;
+  private stopPromise: Promise<void> | null = null;
+  private readonly started: Promise<void>;
+
+  constructor(
+    input: SessionConfigInput | SessionConfig,
+    options: { frameStoreBytes?: number } = {},
+  ) {
+    super();
+    this.config = parseSessionConfig(input);
+    this.readerMode = this.config.readerMode;
+    this.frames = new FrameStore(options.frameStoreBytes);
+    this.findings = new FindingsEngine(this.config.budgets, (f, isNew) =>
+      this.emit('finding', f, isNew),
+    );
+    this.requests = new RequestTable({
+      onChange: (r) => this.emit('request', r),
+      onTimeout: (r) => this.onRequestTimeout(r),
+      onUnexpected: (id, why) =>
+        this.findings.raise('unexpected-response', `response ${String(id)}: ${why}`, this.now()),
+      onLate: (r) => {
+        this.lateResponses += 1;
+        this.findings.raise(
+          'cancel-ignored',
+          `request ${String(r.id)} (${r.method}) was answered ${Math.round(
+            this.now() - (r.cancelledAt ?? r.sentAt),
+          )} ms after its cancellation`,
+          this.now(),
+          r.id,
+        );
+      },
+    });
+    this.transport = Transport.start({ ...this.config, stopGraceMs: this.config.stopGraceMs });
+    this.dispatcher = new Dispatcher({
+      consume: (f) => this.route(f),
+      credit: (frames, bytes) => this.transport.credit(frames, bytes),
+      delayMs: this.config.consumerDelayMs,
+    });
+    this.started = new Promise((resolve, reject) => {
+      this.transport.once('spawned', (pid) => {
+        this.pid = pid;
+        this.setState('running');
+        resolve();
+      });
+      this.transport.once('spawn-error', (e) => {
+        this.spawnError = e;
+        this.setState('failed');
+        reject(new SessionError(e.code, spawnMessage(this.config.command, e)));
+      });
+    });
+    this.started.catch(() => {});
+    this.wireTransport();
+    this.tickTimer = setInterval(() => this.tick(), TICK_MS);
+  }
+
+  /** Resolves once the server process is running; rejects with a SessionError if it cannot start. */
+  whenStarted(): Promise<void> {
+    return this.started;
+  }
+
+  now(): number {
+    return this.transport.now();
+  }
+
+  private setState(s: SessionState): void {
+    this.state = s;
+    this.emit('state', s);
+  }
+
+  private wireTransport(): void {
+    const t = this.transport;
+    t.on('frames', (frames) => {
+      this.dispatcher.enqueue(frames);
+    });
+    t.on('stderr', (data, at) => {
+      const text = this.stderr.push(data, at);
+      this.emit('stderr', text, at);
+    });
+    t.on('oversize', (o) => {
+      if (o.phase === 'start') {
+        this.frames.add(
+          { dir: 'in', t: o.t, offset: o.offset, kind: 'oversize', problem: 'over maxFrameBytes' },
+          Buffer.alloc(0),
+        );
+        this.findings.raise(
+          'oversize-frame',
+          `a frame at offset ${o.offset} passed maxFrameBytes (${this.config.maxFrameBytes} bytes); ` +
+            (this.config.onOversize === 'terminate'
+              ? 'session ended'
+              : 'discarded to the next newline'),
+          o.t,
+        );
+      }
+    });
+    t.on('overload', (o) =>
+      this.findings.raise(
+        'dispatch-overflow',
+        `worker spill full (${this.config.spillMaxBytes} bytes): policy ${o.policy}`,
+        o.t,
+      ),
+    );
+    t.on('stdout-end', (partial, at) => {
+      if (partial > 0) {
+        this.findings.raise(
+          'truncated-at-exit',
+          `stdout ended with ${partial} bytes of an unterminated frame (never delivered)`,
+          at,
+        );
+      }
+    });
+    t.on('exit', (exit) => {
+      this.exit = exit;
+      this.processExits += 1;
+      this.emit('exit', exit);
+      if (this.state !== 'stopping' && this.state !== 'stopped') {
+        const how = exit.signal ? `signal ${exit.signal}` : `code ${exit.code}`;
+        this.findings.raise(
+          'server-exited',
+          `server exited with ${how} before the session ended`,
+          exit.t,
+        );
+        // Reap the group and release the worker; draining goes on until the pipes close.
+        void this.stop();
+      }
+    });
+    t.on('fatal', (message) => {
+      this.stderr.push(Buffer.from(`[pipescope] ${message}\n`), this.now());
+      void this.stop();
+    });
+  }
+
+  /** Routes one consumed frame: responses to the request table, server requests answered. */
+  private route(f: Frame): void {
+    const summary = this.frames.add(
+      {
+        dir: 'in',
+        t: f.t,
+        offset: f.offset,
+        kind: f.kind,
+        id: f.id,
+        method: f.method,
+        problem: f.problem,
+      },
+      f.data,
+    );
+    this.emit('frame', summary);
+    switch (f.kind) {
+      case 'response':
+        this.requests.respond(f.id ?? null, {
+          bytes: f.bytes,
+          t: f.t,
+          error: f.error,
+          data: f.data,
+        });
+        break;
+      case 'request':
+        this.answerServerRequest(f.id ?? 0, f.method ?? '');
+        break;
+      case 'notification':
+        this.notifications += 1;
+        if (f.method === 'notifications/progress') this.onProgress(f);
+        break;
+      case 'batch':
+        this.routeBatch(f);
+        break;
+      case 'parse-error':
+      case 'empty':
+        this.addPollution(f);
+        break;
+      case 'invalid':
+        this.findings.raise('invalid-message', `offset ${f.offset}: ${f.problem}`, f.t);
+        break;
+    }
+  }
+
+  private routeBatch(f: Frame): void {
+    // JSON-RPC batches were removed from MCP in 2025-06-18; still route what they carry.
+    let items: unknown[] = [];
+    try {
+      items = JSON.parse(f.data.toString('utf8')) as unknown[];
+    } catch {
+      return;
+    }
+    for (const item of items) {
+      const c = classifyValue(item, f.bytes);
+      if (c.kind === 'response') {
+        this.requests.respond(c.id ?? null, {
+          bytes: f.bytes,
+          t: f.t,
+          error: c.error,
+          data: f.data,
+        });
+      } else if (c.kind === 'request') {
+        this.answerServerRequest(c.id ?? 0, c.method ?? '');
+      } else if (c.kind === 'notification') {
+        this.notifications += 1;
+      }
+    }
+  }
+
+  private addPollution(f: Frame): void {
+    const preview = f.data.subarray(0, 120).toString('utf8');
+    if (this.pollution.length < POLLUTION_LEDGER_MAX) {
+      this.pollution.push({
+        t: f.t,
+        offset: f.offset,
+        bytes: f.bytes,
+        preview,
+        problem: f.problem ?? '',
+      });
+    }
+    this.findings.raise(
+      'stdout-pollution',
+      `non-JSON line on stdout at offset ${f.offset} (${f.bytes} bytes): ${JSON.stringify(preview)}`,
+      f.t,
+    );
+  }
+
+  private onProgress(f: Frame): void {
+    if (f.progressToken === undefined) return;
+    const r = this.requests.progress(f.progressToken, f.progress);
+    if (!r) {
+      this.findings.raise(
+        'progress-anomaly',
+        `progress for unknown token ${String(f.progressToken)}`,
+        f.t,
+      );
+      return;
+    }
+    if (r.status === 'cancelled' || r.status === 'timed-out' || r.status === 'late') {
+      if (r.cancelledAt !== null && f.t - r.cancelledAt > CANCEL_GRACE_MS) {
+        this.findings.raise(
+          'cancel-ignored',
+          `request ${String(r.id)} (${r.method}) still reports progress ` +
+            `${Math.round(f.t - r.cancelledAt)} ms after its cancellation`,
+          f.t,
+          r.id,
+        );
+      }
+    } else if (r.status !== 'pending') {
+      this.findings.raise('progress-anomaly', `progress for finished request ${String(r.id)}`, f.t);
+    }
+  }
+
+  private answerServerRequest(id: JsonRpcId, method: string): void {
+    // HARDENING.md 15: answer pings, refuse what we do not support; never stay silent.
+    if (method === 'ping') void this.writeMessage({ jsonrpc: '2.0', id, result: {} });
+    else {
+      void this.writeMessage({
+        jsonrpc: '2.0',
+        id,
+        error: {
+          code: -32601,
+          message: `Method not found: ${method} (not supported by pipescope)`,
+        },
+      });
+    }
+  }
+
+  private async writeMessage(msg: object): Promise<number> {
+    const line = Buffer.from(`${JSON.stringify(msg)}\n`, 'utf8');
+    const body = line.subarray(0, line.length - 1);
+    const m = msg as { id?: JsonRpcId; method?: string; result?: unknown; error?: unknown };
+    const kind =
+      m.method === undefined ? 'response' : m.id === undefined ? 'notification' : 'request';
+    const summary = this.frames.add(
+      { dir: 'out', t: this.now(), offset: null, kind, id: m.id, method: m.method },
+      body,
+    );
+    this.emit('frame', summary);
+    await this.transport.write(line);
+    return body.length;
+  }
+
+  /** Sends a request; `done` settles when it completes, fails, is cancelled or times out. */
+  send(method: string, params?: Record<string, unknown>, opts: SendOptions = {}): Sent {
+    const id = this.requests.allocateId();
+    let body = params;
+    let progressToken: JsonRpcId | null = null;
+    if (opts.progress) {
+      progressToken = `pipescope-${id}`;
+      const meta = (params?._meta as Record<string, unknown> | undefined) ?? {};
+      body = { ...params, _meta: { ...meta, progressToken } };
+    }
+    const msg = { jsonrpc: '2.0', id, method, ...(body === undefined ? {} : { params: body }) };
+    const requestBytes = Buffer.byteLength(JSON.stringify(msg));
+    const done = this.requests.add(id, method, params, {
+      t: this.now(),
+      requestBytes,
+      progressToken,
+      replayOf: opts.replayOf,
+    });
+    const timeout = opts.timeoutMs ?? this.config.requestTimeoutMs;
+    if (timeout > 0) this.requests.armTimeout(id, timeout, timeout * HARD_TIMEOUT_FACTOR);
+    void this.writeMessage(msg);
+    return { id, done };
+  }
+
+  notify(method: string, params?: Record<string, unknown>): Promise<number> {
+    return this.writeMessage({ jsonrpc: '2.0', method, ...(params ? { params } : {}) });
+  }
+
+  /** Sends notifications/cancelled for one of our in-flight requests (never initialize). */
+  cancel(id: JsonRpcId, reason = 'cancelled by user'): { ok: true } | { ok: false; error: string } {
+    const r = this.requests.get(id);
+    if (!r) return { ok: false, error: `no request with id ${String(id)}` };
+    if (r.method === 'initialize') return { ok: false, error: 'initialize can never be cancelled' };
+    if (r.status !== 'pending') return { ok: false, error: `request ${String(id)} is ${r.status}` };
+    this.requests.markCancelled(id, this.now(), reason);
+    this.sendCancellation(id, reason);
+    return { ok: true };
+  }
+
+  private sendCancellation(id: JsonRpcId, reason: string): void {
+    this.cancellationsSent += 1;
+    void this.notify('notifications/cancelled', { requestId: id, reason });
+  }
+
+  private onRequestTimeout(r: RequestRecord): void {
+    const s = this.tickState();
+    const forensics =
+      `outstanding [${this.requests
+        .inFlight()
+        .map((x) => String(x.id))
+        .join(', ')}], ` +
+      `${s.pendingBytes} bytes since last newline, last stdout byte ` +
+      `${s.lastStdoutByteAt === null ? 'never' : `${Math.round(s.t - s.lastStdoutByteAt)} ms ago`}, ` +
+      `${r.progressCount} progress notifications, reader ${this.readerMode}, ` +
+      `dispatcher depth ${s.dispatcherDepth}, stdin wait ${Math.round(this.metrics.latest.stdinWaitMs)} ms`;
+    r.cancelledAt = this.now();
+    r.cancelReason = 'timeout';
+    this.findings.raise(
+      'request-timed-out',
+      `request ${String(r.id)} (${r.method}) timed out after ${Math.round(s.t - r.sentAt)} ms; ` +
+        `${r.method === 'initialize' ? 'no cancellation (initialize)' : 'cancellation sent'}. State: ${forensics}`,
+      s.t,
+      r.id,
+    );
+    if (r.method !== 'initialize') this.sendCancellation(r.id, 'timeout');
+  }
+
+  /** Times out every pending request now (a host deadline passed). */
+  timeoutPending(): RequestRecord[] {
+    return this.requests.timeoutAll();
+  }
+
+  /** The recovery probe: a small request that must complete fast after a cancellation. */
+  async recover(
+    timeoutMs = Math.max(this.config.budgets.recoveryMs * 5, 2000),
+  ): Promise<RecoveryResult> {
+    const method = this.config.recoveryMethod ?? 'ping';
+    const { done } = this.send(method, undefined, { timeoutMs });
+    const { record } = await done;
+    const ok = record.status === 'completed';
+    const result = {
+      method,
+      ok,
+      latencyMs: record.latencyMs === null ? null : round1(record.latencyMs),
+    };
+    this.recovery = result;
+    if (!ok || (record.latencyMs ?? 0) > this.config.budgets.recoveryMs) {
+      this.findings.raise(
+        'slow-recovery',
+        ok
+          ? `recovery ${method} took ${Math.round(record.latencyMs ?? 0)} ms (budget ${this.config.budgets.recoveryMs} ms)`
+          : `recovery ${method} did not complete (${record.status})`,
+        this.now(),
+      );
+    }
+    return result;
+  }
+
+  /** Re-sends a past request with a new id. */
+  replay(id: JsonRpcId): Sent | null {
+    const r = this.requests.get(id);
+    if (!r || r.method === 'initialize') return null;
+    const params = this.requests.params(id) as Record<string, unknown> | undefined;
+    return this.send(r.method, params, { progress: r.progressToken !== null, replayOf: id });
+  }
+
+  setReaderMode(mode: ReaderMode): void {
+    this.readerMode = mode;
+    this.transport.setReaderMode(mode);
+  }
+
+  getReaderMode(): ReaderMode {
+    return this.readerMode;
+  }
+
+  setConsumerDelay(ms: number): void {
+    this.dispatcher.setDelay(ms);
+  }
+
+  private tickState(): import('./findings-engine.js').TickState {
+    const c = this.transport.lastCounters;
+    const m = this.metrics.latest;
+    return {
+      t: this.now(),
+      alive: this.pid !== null && this.exit === null,
+      stdoutEnded: c?.stdoutEnded ?? false,
+      readerMode: this.readerMode,
+      readingStdout: c?.readingStdout ?? false,
+      notReadingSince: c?.notReadingSince ?? null,
+      pendingBytes: c?.pendingBytes ?? 0,
+      lastStdoutByteAt: c?.lastStdoutByteAt ?? null,
+      responsesOwed: this.requests.inFlight().length,
+      dispatcherLongestWaitMs: c?.dispatcherLongestWaitMs ?? 0,
+      dispatcherDepth: m.dispatcherDepth,
+      stdinPendingSince: c?.stdinPendingSince ?? null,
+      stdinPendingBytes: c?.stdinPendingBytes ?? 0,
+    };
+  }
+
+  private tick(): void {
+    const m = this.liveMetrics();
+    if (this.state === 'running') this.findings.evaluate(this.tickState());
+    this.emit('tick', m);
+  }
+
+  liveMetrics(): LiveMetrics {
+    return this.metrics.update(this.transport.lastCounters, {
+      t: this.now(),
+      mainQueueDepth: this.dispatcher.depth,
+      cancellationsSent: this.cancellationsSent,
+      lateResponses: this.lateResponses,
+      processExits: this.processExits,
+      requestsInFlight: this.requests.inFlight().length,
+      notifications: this.notifications,
+      stderrDroppedBytes: this.stderr.droppedBytes,
+    });
+  }
+
+  /** Stops the server through the ladder and releases everything this session owns. */
+  stop(): Promise<void> {
+    if (!this.stopPromise) this.stopPromise = this.doStop();
+    return this.stopPromise;
+  }
+
+  private async doStop(): Promise<void> {
+    if (this.state !== 'failed') this.setState('stopping');
+    const result: StopResult = await this.transport.stop('session stop');
+    this.dispatcher.stop();
+    if (result.exit && !this.exit) this.exit = result.exit;
+    if (this.stderr.droppedBytes > 0) {
+      this.findings.raise(
+        'stderr-dropped',
+        `${this.stderr.droppedBytes} bytes of stderr dropped from the ring`,
+        this.now(),
+      );
+    }
+    clearInterval(this.tickTimer);
+    this.liveMetrics();
+    this.requests.release();
+    if (this.state !== 'failed') this.setState('stopped');
+    this.removeAllListeners('tick');
+  }
+}
+
+function round1(n: number): number {
+  return Math.round(n * 10) / 10;
+}
+
+function spawnMessage(command: string, e: { code: string; message: string }): string {
+  if (e.code === 'ENOENT')
+    return `cannot start ${JSON.stringify(command)}: command not found (ENOENT)`;
+  if (e.code === 'EACCES')
+    return `cannot start ${JSON.stringify(command)}: permission denied (EACCES)`;
+  return `cannot start ${JSON.stringify(command)}: ${e.message}`;
+}

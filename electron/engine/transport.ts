@@ -1,0 +1,249 @@
+/**
+ * Transport: main's handle on one transport worker (and through it, one server process).
+ *
+ * Owns: the Worker thread. Fed by: the worker's messages. Listens: the Session (or a benchmark)
+ * through typed events. Frames arrive in batches with their bytes in transferred buffers; the
+ * listener must return credits (`credit`) as it consumes them, or the worker stops posting.
+ * If the worker dies, the server's process group is killed so nothing is left behind.
+ */
+import { EventEmitter } from 'node:events';
+import { Worker } from 'node:worker_threads';
+import type { SessionConfig } from '../../shared/session-config.js';
+import { buildChildEnv } from './child-env.js';
+import type {
+  ExitInfo,
+  FrameMeta,
+  FromWorker,
+  ToWorker,
+  WorkerCounters,
+  WorkerStartConfig,
+} from './worker-protocol.js';
+
+export interface Frame extends FrameMeta {
+  data: Buffer;
+}
+
+export type TransportConfig = Pick<
+  SessionConfig,
+  | 'command'
+  | 'args'
+  | 'cwd'
+  | 'env'
+  | 'maxFrameBytes'
+  | 'onOversize'
+  | 'overloadPolicy'
+  | 'spillMaxBytes'
+  | 'readerMode'
+> & {
+  stopGraceMs?: WorkerStartConfig['stopGraceMs'];
+  creditFrames?: number;
+  creditBytes?: number;
+  /** Epoch ms the session's clock counts from (defaults to now). */
+  startedAtEpochMs?: number;
+};
+
+export interface TransportEvents {
+  spawned: [pid: number, t: number];
+  'spawn-error': [error: { code: string; message: string }];
+  frames: [frames: Frame[]];
+  oversize: [info: Extract<FromWorker, { type: 'oversize' }>];
+  stderr: [data: Buffer, t: number];
+  counters: [counters: WorkerCounters];
+  overload: [info: Extract<FromWorker, { type: 'overload' }>];
+  'stdout-end': [partialBytes: number, t: number];
+  exit: [exit: ExitInfo];
+  stopped: [result: StopResult];
+  fatal: [message: string];
+}
+
+export interface StopResult {
+  exit: ExitInfo | null;
+  counters: WorkerCounters | null;
+}
+
+export interface WriteResult {
+  waitedMs: number;
+  error?: string;
+}
+
+const DEFAULT_CREDIT_FRAMES = 8192;
+const DEFAULT_CREDIT_BYTES = 32 * 1024 * 1024;
+const WORKER_HEAP_MB = 1024;
+
+function workerUrl(): URL {
+  return new URL('../worker/transport-worker.js', import.meta.url);
+}
+
+export class Transport extends EventEmitter<TransportEvents> {
+  readonly startedAtEpochMs: number;
+  private readonly worker: Worker;
+  private writeSeq = 0;
+  private readonly writes = new Map<number, (r: WriteResult) => void>();
+  private stopResult: StopResult | null = null;
+  private readonly stopWaiters: ((r: StopResult) => void)[] = [];
+  private pid: number | null = null;
+  lastCounters: WorkerCounters | null = null;
+
+  static start(config: TransportConfig): Transport {
+    return new Transport(config);
+  }
+
+  private constructor(config: TransportConfig) {
+    super();
+    this.startedAtEpochMs = config.startedAtEpochMs ?? performance.timeOrigin + performance.now();
+    const start: WorkerStartConfig = {
+      command: config.command,
+      args: config.args,
+      cwd: config.cwd,
+      env: buildChildEnv(config.env),
+      maxFrameBytes: config.maxFrameBytes,
+      onOversize: config.onOversize,
+      overloadPolicy: config.overloadPolicy,
+      spillMaxBytes: config.spillMaxBytes,
+      readerMode: config.readerMode,
+      creditFrames: config.creditFrames ?? DEFAULT_CREDIT_FRAMES,
+      creditBytes: config.creditBytes ?? DEFAULT_CREDIT_BYTES,
+      stopGraceMs: config.stopGraceMs ?? {
+        afterStdinClose: 1000,
+        afterSigterm: 1000,
+        afterSigkill: 2000,
+      },
+      startedAtEpochMs: this.startedAtEpochMs,
+    };
+    this.worker = new Worker(workerUrl(), {
+      workerData: start,
+      resourceLimits: { maxOldGenerationSizeMb: WORKER_HEAP_MB },
+      stdout: false,
+      stderr: false,
+    });
+    this.worker.on('message', (msg: FromWorker) => this.onMessage(msg));
+    this.worker.on('error', (e) => this.onWorkerGone(`transport worker failed: ${e.message}`));
+    this.worker.on('exit', (code) => {
+      if (!this.stopResult) this.onWorkerGone(`transport worker exited (code ${code})`);
+    });
+  }
+
+  now(): number {
+    return performance.timeOrigin + performance.now() - this.startedAtEpochMs;
+  }
+
+  get stopped(): boolean {
+    return this.stopResult !== null;
+  }
+
+  credit(frames: number, bytes: number): void {
+    this.send({ type: 'credit', frames, bytes });
+  }
+
+  /** Writes one message line (the caller adds the newline). Resolves when the OS took it. */
+  write(data: Uint8Array): Promise<WriteResult> {
+    if (this.stopResult) return Promise.resolve({ waitedMs: 0, error: 'session stopped' });
+    const seq = ++this.writeSeq;
+    return new Promise((resolve) => {
+      this.writes.set(seq, resolve);
+      this.send({ type: 'write', seq, data });
+    });
+  }
+
+  setReaderMode(mode: SessionConfig['readerMode']): void {
+    this.send({ type: 'reader-mode', mode });
+  }
+
+  /** Runs the stop ladder in the worker; resolves once the worker has released everything. */
+  stop(reason = 'stop'): Promise<StopResult> {
+    if (this.stopResult) return Promise.resolve(this.stopResult);
+    return new Promise((resolve) => {
+      this.stopWaiters.push(resolve);
+      this.send({ type: 'stop', reason });
+    });
+  }
+
+  private send(msg: ToWorker): void {
+    if (this.stopResult) return;
+    this.worker.postMessage(msg);
+  }
+
+  private onMessage(msg: FromWorker): void {
+    switch (msg.type) {
+      case 'frames': {
+        const small = Buffer.from(msg.buffer);
+        const frames: Frame[] = msg.metas.map((m) => {
+          const data =
+            m.start >= 0
+              ? small.subarray(m.start, m.start + m.bytes)
+              : Buffer.from(msg.big[-1 - m.start], 0, m.bytes);
+          return Object.assign(m, { data });
+        });
+        this.emit('frames', frames);
+        break;
+      }
+      case 'spawned':
+        this.pid = msg.pid;
+        this.emit('spawned', msg.pid, msg.t);
+        break;
+      case 'spawn-error':
+        this.emit('spawn-error', { code: msg.code, message: msg.message });
+        break;
+      case 'oversize':
+        this.emit('oversize', msg);
+        break;
+      case 'stderr':
+        this.emit(
+          'stderr',
+          Buffer.from(msg.data.buffer, msg.data.byteOffset, msg.data.length),
+          msg.t,
+        );
+        break;
+      case 'counters':
+        this.lastCounters = msg.counters;
+        this.emit('counters', msg.counters);
+        break;
+      case 'overload':
+        this.emit('overload', msg);
+        break;
+      case 'stdout-end':
+        this.emit('stdout-end', msg.partialBytes, msg.t);
+        break;
+      case 'exit':
+        this.emit('exit', msg.exit);
+        break;
+      case 'write-done': {
+        const resolve = this.writes.get(msg.seq);
+        this.writes.delete(msg.seq);
+        resolve?.({ waitedMs: msg.waitedMs, error: msg.error });
+        break;
+      }
+      case 'stopped':
+        this.lastCounters = msg.counters;
+        this.finish({ exit: msg.exit, counters: msg.counters });
+        void this.worker.terminate();
+        break;
+      case 'fatal':
+        this.emit('fatal', msg.message);
+        break;
+    }
+  }
+
+  private onWorkerGone(message: string): void {
+    if (this.stopResult) return;
+    // Without its worker nobody drains the server: kill its group (HARDENING.md 9).
+    if (this.pid !== null && this.pid > 0 && process.platform !== 'win32') {
+      try {
+        process.kill(-this.pid, 'SIGKILL');
+      } catch {
+        // already gone
+      }
+    }
+    this.emit('fatal', message);
+    this.finish({ exit: null, counters: this.lastCounters });
+  }
+
+  private finish(result: StopResult): void {
+    if (this.stopResult) return;
+    this.stopResult = result;
+    for (const [, resolve] of this.writes) resolve({ waitedMs: 0, error: 'session stopped' });
+    this.writes.clear();
+    this.emit('stopped', result);
+    for (const w of this.stopWaiters.splice(0)) w(result);
+  }
+}

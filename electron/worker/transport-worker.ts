@@ -1,0 +1,308 @@
+/**
+ * Transport worker: the session's hands on the server's pipes (DESIGN.md "Processes and threads").
+ *
+ * Owns: the child process (through ChildRunner), the stdout framer, the outbox of frames bound
+ * for main, the stderr batcher and the stdin writer. Fed by: main's messages (credits, writes,
+ * reader mode, stop) and the child's pipes. Listens: main, through `parentPort`.
+ *
+ * Draining here means a busy main thread (IPC, rendering, traces) never stops stdout from being
+ * read; only an explicit reader mode (`paused`, `naive`) or the `pause` overload policy does.
+ */
+import { parentPort, workerData } from 'node:worker_threads';
+import { classifyFrame } from '../engine/classify.js';
+import { createFramer } from '../engine/framer.js';
+import type {
+  ExitInfo,
+  FrameMeta,
+  FromWorker,
+  ToWorker,
+  WorkerCounters,
+  WorkerStartConfig,
+} from '../engine/worker-protocol.js';
+import { ChildRunner } from './child-runner.js';
+import { Outbox } from './outbox.js';
+
+const COUNTERS_EVERY_MS = 100;
+const STDERR_FLUSH_MS = 50;
+const STDERR_FLUSH_BYTES = 64 * 1024;
+
+const port = parentPort;
+if (!port) throw new Error('transport-worker must run in a worker thread');
+const config = workerData as WorkerStartConfig;
+
+function now(): number {
+  return performance.timeOrigin + performance.now() - config.startedAtEpochMs;
+}
+
+function post(msg: FromWorker, transfer: ArrayBuffer[] = []): void {
+  port?.postMessage(msg, transfer);
+}
+
+let readerMode = config.readerMode;
+let stopping = false;
+let stopped = false;
+let overloadPaused = false;
+let lastStdoutByteAt: number | null = null;
+let stdoutEnded = false;
+let stderrBytes = 0;
+let parseErrors = 0;
+let notReadingMs = 0;
+let notReadingSince: number | null = null;
+let reading = false;
+let stdinBytes = 0;
+let stdinWaitMs = 0;
+let stdinPendingSince: number | null = null;
+let stdinClosed = false;
+
+const outbox = new Outbox({
+  creditFrames: config.creditFrames,
+  creditBytes: config.creditBytes,
+  spillMaxBytes: config.spillMaxBytes,
+  now,
+  post: (metas, buffer, big) => post({ type: 'frames', metas, buffer, big }, [buffer, ...big]),
+  onOverload: () => {
+    post({ type: 'overload', policy: config.overloadPolicy, t: now() });
+    if (config.overloadPolicy === 'pause') {
+      overloadPaused = true;
+      applyReading();
+      return true;
+    }
+    if (config.overloadPolicy === 'terminate') void stop('overload');
+    return false;
+  },
+});
+
+const framer = createFramer({
+  maxFrameBytes: config.maxFrameBytes,
+  onFrame(frame, offset) {
+    const c = classifyFrame(frame);
+    if (c.kind === 'parse-error' || c.kind === 'empty') parseErrors += 1;
+    const meta: FrameMeta = { offset, bytes: frame.length, start: 0, t: now(), ...c };
+    outbox.add(meta, frame);
+  },
+  onOversize(info) {
+    post({ type: 'oversize', ...info, t: now() });
+    if (info.phase === 'start' && config.onOversize === 'terminate') void stop('oversize');
+  },
+});
+
+let runner: ChildRunner | null = null;
+try {
+  runner = new ChildRunner(
+    { command: config.command, args: config.args, cwd: config.cwd, env: config.env },
+    now,
+    onExit,
+  );
+} catch (e) {
+  // Synchronous spawn failures (bad arguments): report them like ENOENT, as data.
+  const error = e as NodeJS.ErrnoException;
+  post({ type: 'spawn-error', code: error.code ?? 'ESPAWN', message: error.message });
+}
+if (runner) attach(runner);
+else finish(null);
+
+function attach(r: ChildRunner): void {
+  const child = r.child;
+  let spawned = false;
+  child.once('spawn', () => {
+    spawned = true;
+    post({ type: 'spawned', pid: child.pid ?? -1, t: now() });
+    applyReading();
+  });
+  child.on('error', (e: NodeJS.ErrnoException) => {
+    if (spawned) return; // kill() failures after spawn are reported by the stop ladder
+    post({ type: 'spawn-error', code: e.code ?? 'ESPAWN', message: e.message });
+    r.markSpawnFailed();
+    finish(null);
+  });
+  child.stdout.on('data', (chunk: Buffer) => {
+    lastStdoutByteAt = now();
+    framer.push(chunk);
+    if (readerMode === 'naive' && !stopping) applyReading();
+    scheduleFlush();
+  });
+  child.stdout.on('end', () => {
+    stdoutEnded = true;
+    const partialBytes = framer.end();
+    post({ type: 'stdout-end', partialBytes, t: now() });
+    applyReading();
+    outbox.flush();
+  });
+  child.stdout.on('error', () => {});
+  child.stderr.on('data', onStderr);
+  child.stderr.on('error', () => {});
+  child.stdin.on('error', () => {
+    // EPIPE: the server closed its stdin (or exited). Writes now fail fast (HARDENING.md 19).
+    stdinClosed = true;
+    endStdinWait();
+  });
+  child.stdin.on('drain', endStdinWait);
+}
+
+let stderrChunks: Buffer[] = [];
+let stderrPending = 0;
+let stderrTimer: NodeJS.Timeout | null = null;
+function flushStderr(): void {
+  if (stderrTimer) clearTimeout(stderrTimer);
+  stderrTimer = null;
+  if (stderrPending === 0) return;
+  const data = new Uint8Array(stderrPending);
+  let at = 0;
+  for (const c of stderrChunks) {
+    data.set(c, at);
+    at += c.length;
+  }
+  stderrChunks = [];
+  stderrPending = 0;
+  post({ type: 'stderr', data, t: now() }, [data.buffer]);
+}
+function onStderr(chunk: Buffer): void {
+  stderrBytes += chunk.length;
+  stderrChunks.push(chunk);
+  stderrPending += chunk.length;
+  if (stderrPending >= STDERR_FLUSH_BYTES) flushStderr();
+  else if (!stderrTimer) stderrTimer = setTimeout(flushStderr, STDERR_FLUSH_MS);
+}
+
+function endStdinWait(): void {
+  if (stdinPendingSince === null) return;
+  stdinWaitMs += now() - stdinPendingSince;
+  stdinPendingSince = null;
+}
+
+function write(seq: number, data: Uint8Array): void {
+  const startedAt = now();
+  const stdin = runner?.child.stdin;
+  if (!stdin || stdinClosed || stdin.destroyed || !stdin.writable) {
+    post({ type: 'write-done', seq, waitedMs: 0, error: 'server closed stdin' });
+    return;
+  }
+  const ok = stdin.write(data, (e) => {
+    if (e) {
+      stdinClosed = true;
+      post({ type: 'write-done', seq, waitedMs: now() - startedAt, error: e.message });
+      return;
+    }
+    stdinBytes += data.length;
+    post({ type: 'write-done', seq, waitedMs: now() - startedAt });
+  });
+  if (!ok && stdinPendingSince === null) stdinPendingSince = now();
+}
+
+function shouldRead(): boolean {
+  if (stopping) return true; // keep draining during the stop ladder's grace periods
+  if (readerMode === 'paused' || overloadPaused) return false;
+  if (readerMode === 'naive' && outbox.busy) return false;
+  return true;
+}
+
+function applyReading(): void {
+  const want = shouldRead() && !stdoutEnded;
+  if (want === reading) return;
+  reading = want;
+  const stdout = runner?.child.stdout;
+  if (want) {
+    if (notReadingSince !== null) notReadingMs += now() - notReadingSince;
+    notReadingSince = null;
+    stdout?.resume();
+  } else {
+    notReadingSince = now();
+    stdout?.pause();
+  }
+}
+
+let flushScheduled = false;
+function scheduleFlush(): void {
+  if (flushScheduled) return;
+  flushScheduled = true;
+  setImmediate(() => {
+    flushScheduled = false;
+    outbox.flush();
+  });
+}
+
+function counters(): WorkerCounters {
+  const s = framer.stats;
+  return {
+    t: now(),
+    stdoutBytes: s.bytesIn,
+    stderrBytes,
+    lineBytes: s.lineBytes,
+    frames: s.frames,
+    largestFrameBytes: s.largestFrameBytes,
+    parseErrors,
+    oversizeFrames: s.oversizeFrames,
+    pendingBytes: s.pendingBytes,
+    partialBytesAtEof: s.partialBytesAtEof,
+    lastStdoutByteAt,
+    dispatcherWaitMs: outbox.currentWaitMs(),
+    dispatcherLongestWaitMs: outbox.currentLongestWaitMs(),
+    spillFrames: outbox.spillFrames,
+    spillBytes: outbox.spillBytes,
+    maxSpillFrames: outbox.maxSpillFrames,
+    droppedFrames: outbox.droppedFrames,
+    droppedBytes: outbox.droppedBytes,
+    readingStdout: reading,
+    notReadingMs: notReadingMs + (notReadingSince === null ? 0 : now() - notReadingSince),
+    notReadingSince,
+    stdinBytes,
+    stdinWaitMs: stdinWaitMs + (stdinPendingSince === null ? 0 : now() - stdinPendingSince),
+    stdinPendingBytes: runner?.child.stdin.writableLength ?? 0,
+    stdinPendingSince,
+    stdinClosed,
+    stdoutEnded,
+  };
+}
+
+const countersTimer = setInterval(
+  () => post({ type: 'counters', counters: counters() }),
+  COUNTERS_EVERY_MS,
+);
+
+function onExit(exit: ExitInfo): void {
+  post({ type: 'exit', exit });
+  post({ type: 'counters', counters: counters() });
+}
+
+async function stop(reason: string): Promise<void> {
+  if (stopping) return;
+  stopping = true;
+  void reason;
+  overloadPaused = false;
+  applyReading();
+  if (!runner) return finish(null);
+  await runner.stop(config.stopGraceMs);
+  finish(runner.exit);
+}
+
+function finish(exit: ExitInfo | null): void {
+  if (stopped) return;
+  stopped = true;
+  flushStderr();
+  // Everything still spilled goes now, credits or not: nothing is lost silently.
+  outbox.releaseAll();
+  clearInterval(countersTimer);
+  post({ type: 'stopped', exit, counters: counters() });
+  port?.close();
+}
+
+port.on('message', (msg: ToWorker) => {
+  switch (msg.type) {
+    case 'credit':
+      outbox.credit(msg.frames, msg.bytes);
+      if (overloadPaused && outbox.spillBytes <= config.spillMaxBytes / 2) overloadPaused = false;
+      outbox.flush();
+      applyReading();
+      break;
+    case 'write':
+      write(msg.seq, msg.data);
+      break;
+    case 'reader-mode':
+      readerMode = msg.mode;
+      applyReading();
+      break;
+    case 'stop':
+      void stop(msg.reason);
+      break;
+  }
+});
