@@ -21,6 +21,7 @@ export default defineConfig({
           hookTimeout: 30_000,
           // Real child processes and worker threads: keep the 2-core machine honest.
           maxWorkers: 2,
+          sequence: { groupOrder: 1 },
         },
       },
     ],

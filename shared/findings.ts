@@ -69,7 +69,8 @@ export const FINDING_EXPLANATIONS: Record<FindingCode, string> = {
     'A request passed its timeout; a cancellation was sent. A timeout in a UI is not a cancellation.',
   'dispatch-overflow':
     'The consumer fell so far behind that the overload policy dropped or paused input (counted).',
-  'stderr-dropped': 'stderr outran its bounded ring; the oldest lines were dropped (still counted).',
+  'stderr-dropped':
+    'stderr outran its bounded ring; the oldest lines were dropped (still counted).',
   'unexpected-response': 'A response arrived for an id the host never sent (or sent twice).',
   'invalid-message': 'A JSON line on stdout that is not a JSON-RPC 2.0 message.',
   'progress-anomaly':

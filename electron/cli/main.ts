@@ -4,6 +4,14 @@
  */
 import { readFileSync } from 'node:fs';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
+import {
+  DemoError,
+  demoListJson,
+  demoProbeOptions,
+  type ExplicitProbeFlags,
+  formatDemoList,
+  parseDemoArgs,
+} from './demo.js';
 import { formatHumanReport } from './human-report.js';
 import { type ProbeOptions, runProbe } from './probe.js';
 
@@ -52,24 +60,44 @@ interface ProbeFlags {
   consumerDelayMs: number;
   trace?: string;
   json?: boolean;
+  demo?: string;
+  demoArg: string[];
 }
 
-async function probeCommand(argv: string[], flags: ProbeFlags): Promise<number> {
-  if (argv.length === 0) throw new UsageError('probe needs a server command after `--`');
-  if (flags.args !== undefined && !flags.call) throw new UsageError('--args needs --call');
-  const options: ProbeOptions = {
-    command: argv[0],
-    args: argv.slice(1),
+async function probeCommand(argv: string[], flags: ProbeFlags, cmd: Command): Promise<number> {
+  if (flags.args !== undefined && !flags.call && !flags.demo)
+    throw new UsageError('--args needs --call');
+  const given = (name: string): boolean => cmd.getOptionValueSource(name) === 'cli';
+  const explicit: ExplicitProbeFlags = {
     call: flags.call,
     callArgs: flags.args === undefined ? undefined : parseCallArgs(flags.args),
     cancelAfterMs: flags.cancelAfterMs,
     cancelAfterBytes: flags.cancelAfterBytes,
     maxFrameBytes: flags.maxFrameBytes,
-    onOversize: flags.onOversize,
-    timeoutMs: flags.timeoutMs,
-    reader: flags.reader,
-    consumerDelayMs: flags.consumerDelayMs,
+    ...(given('onOversize') ? { onOversize: flags.onOversize } : {}),
+    ...(given('timeoutMs') ? { timeoutMs: flags.timeoutMs } : {}),
+    ...(given('reader') ? { reader: flags.reader } : {}),
+    ...(given('consumerDelayMs') ? { consumerDelayMs: flags.consumerDelayMs } : {}),
   };
+  let options: ProbeOptions;
+  if (flags.demo) {
+    if (argv.length > 0)
+      throw new UsageError('give either --demo <id> or a command after --, not both');
+    options = demoProbeOptions(flags.demo, parseDemoArgs(flags.demoArg), explicit);
+  } else {
+    if (argv.length === 0)
+      throw new UsageError('probe needs a server command after `--` (or --demo <id>)');
+    if (flags.demoArg.length) throw new UsageError('--demo-arg needs --demo');
+    options = {
+      command: argv[0],
+      args: argv.slice(1),
+      onOversize: flags.onOversize,
+      timeoutMs: flags.timeoutMs,
+      reader: flags.reader,
+      consumerDelayMs: flags.consumerDelayMs,
+      ...explicit,
+    };
+  }
   if (flags.trace)
     throw new UsageError('--trace: trace recording is not available in this build yet');
   const outcome = await runProbe(options);
@@ -77,6 +105,10 @@ async function probeCommand(argv: string[], flags: ProbeFlags): Promise<number> 
   else process.stdout.write(formatHumanReport(outcome));
   if (outcome.startError) process.stderr.write(`pipescope: ${outcome.startError}\n`);
   return outcome.exitCode;
+}
+
+function collect(value: string, previous: string[]): string[] {
+  return [...previous, value];
 }
 
 export function buildProgram(): Command {
@@ -139,8 +171,24 @@ export function buildProgram(): Command {
     )
     .option('--trace <file>', 'record a trace (JSON Lines)')
     .option('--json', 'print exactly one JSON report on stdout')
-    .action(async (argv: string[], flags: ProbeFlags) => {
-      process.exitCode = await probeCommand(argv, flags);
+    .option(
+      '--demo <id>',
+      'run a bundled demo server with its catalog recipe (see `pipescope demo list`)',
+    )
+    .option('--demo-arg <name=value>', 'a knob of the demo server (repeatable)', collect, [])
+    .action(async (argv: string[], flags: ProbeFlags, cmd: Command) => {
+      process.exitCode = await probeCommand(argv, flags, cmd);
+    });
+
+  const demo = program.command('demo').description('the catalog of misbehaving demo servers');
+  demo
+    .command('list')
+    .description('list the demo servers, what each shows and its knobs')
+    .option('--json', 'print the catalog as JSON')
+    .action((flags: { json?: boolean }) => {
+      process.stdout.write(
+        flags.json ? `${JSON.stringify(demoListJson(), null, 2)}\n` : formatDemoList(),
+      );
     });
 
   program
@@ -165,7 +213,7 @@ export async function main(argv: string[]): Promise<number> {
       // help and version exit 0; commander already printed usage errors
       return e.exitCode === 0 ? 0 : 2;
     }
-    if (e instanceof UsageError) {
+    if (e instanceof UsageError || e instanceof DemoError) {
       process.stderr.write(`pipescope: ${e.message}\n`);
       return 2;
     }
@@ -173,4 +221,3 @@ export async function main(argv: string[]): Promise<number> {
     return 2;
   }
 }
-

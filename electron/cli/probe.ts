@@ -8,7 +8,7 @@
  */
 import type { ProbeReport } from '../../shared/report.js';
 import type { OversizePolicy, ReaderMode } from '../../shared/session-config.js';
-import { McpFlowError, callTool, initialize, listTools } from '../engine/mcp-client.js';
+import { callTool, initialize, listTools, McpFlowError } from '../engine/mcp-client.js';
 import { buildReport, exitStatusFor } from '../engine/report.js';
 import { Session, SessionError } from '../engine/session.js';
 

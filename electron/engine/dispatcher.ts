@@ -32,6 +32,11 @@ export class Dispatcher {
     return this.queue.length - this.qHead;
   }
 
+  /** Arrival time (session clock) of the oldest frame still waiting, or null when empty. */
+  oldestArrival(): number | null {
+    return this.depth > 0 ? this.queue[this.qHead].t : null;
+  }
+
   setDelay(ms: number): void {
     this.delayMs = Math.max(0, ms);
     if (this.delayMs === 0 && this.timer) {

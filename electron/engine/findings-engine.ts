@@ -35,6 +35,8 @@ export interface TickState {
   responsesOwed: number;
   dispatcherLongestWaitMs: number;
   dispatcherDepth: number;
+  /** Age of the oldest complete message not yet taken by the consumer (ms). */
+  queueOldestAgeMs: number;
   stdinPendingSince: number | null;
   stdinPendingBytes: number;
 }
@@ -115,12 +117,14 @@ export class FindingsEngine {
     });
 
     const stalledWait = s.dispatcherLongestWaitMs > b.dispatcherWaitMs;
+    const oldMessage = s.queueOldestAgeMs > b.dispatcherWaitMs;
     const deep = s.dispatcherDepth > b.dispatcherDepth;
-    this.episode('queue-stalled', stalledWait || deep, () =>
+    this.episode('queue-stalled', stalledWait || oldMessage || deep, () =>
       this.raise(
         'host-queue-stalled',
-        `dispatch fell behind: longest wait ${ms(s.dispatcherLongestWaitMs)} ` +
-          `(budget ${ms(b.dispatcherWaitMs)}), queue depth ${s.dispatcherDepth}`,
+        `dispatch fell behind: oldest queued message waited ${ms(s.queueOldestAgeMs)}, ` +
+          `reader waited ${ms(s.dispatcherLongestWaitMs)} for credits (budget ` +
+          `${ms(b.dispatcherWaitMs)}), queue depth ${s.dispatcherDepth}`,
         s.t,
       ),
     );

@@ -106,7 +106,7 @@ export class RequestTable {
   /** Arms the per-request timeout; progress may push `resetMs` forward, `hardMs` always holds. */
   armTimeout(id: JsonRpcId, resetMs: number, hardMs: number): void {
     const e = this.entries.get(RequestTable.key(id));
-    if (!e || e.record.status !== 'pending' || resetMs <= 0) return;
+    if (e?.record.status !== 'pending' || resetMs <= 0) return;
     const fire = (): void => this.timeout(id);
     e.timer = setTimeout(fire, resetMs);
     if (hardMs > 0) e.hardTimer = setTimeout(fire, hardMs);
@@ -158,7 +158,7 @@ export class RequestTable {
   /** Marks a pending request cancelled (the caller sends the notification). */
   markCancelled(id: JsonRpcId, t: number, reason: string): RequestRecord | null {
     const e = this.entries.get(RequestTable.key(id));
-    if (!e || e.record.status !== 'pending') return null;
+    if (e?.record.status !== 'pending') return null;
     e.record.cancelledAt = t;
     e.record.cancelReason = reason;
     this.finish(e, 'cancelled', null);
@@ -180,7 +180,7 @@ export class RequestTable {
 
   private timeout(id: JsonRpcId): void {
     const e = this.entries.get(RequestTable.key(id));
-    if (!e || e.record.status !== 'pending') return;
+    if (e?.record.status !== 'pending') return;
     this.finish(e, 'timed-out', null);
     this.hooks.onTimeout(e.record);
   }

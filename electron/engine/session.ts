@@ -106,6 +106,8 @@ export class Session extends EventEmitter<SessionEvents> {
   private lateResponses = 0;
   private processExits = 0;
   private notifications = 0;
+  /** Requests whose cancellation went out while the reader was not reading stdout. */
+  private readonly cancelledWhileNotReading = new Set<JsonRpcId>();
   private stopPromise: Promise<void> | null = null;
   private readonly started: Promise<void>;
 
@@ -127,6 +129,9 @@ export class Session extends EventEmitter<SessionEvents> {
         this.findings.raise('unexpected-response', `response ${String(id)}: ${why}`, this.now()),
       onLate: (r) => {
         this.lateResponses += 1;
+        // A response stuck in a pipe the host was not reading is late through no fault of the
+        // server's: count it as late, but do not blame the server for ignoring the cancellation.
+        if (this.cancelledWhileNotReading.has(r.id)) return;
         this.findings.raise(
           'cancel-ignored',
           `request ${String(r.id)} (${r.method}) was answered ${Math.round(
@@ -420,16 +425,14 @@ export class Session extends EventEmitter<SessionEvents> {
 
   private sendCancellation(id: JsonRpcId, reason: string): void {
     this.cancellationsSent += 1;
+    if (this.transport.lastCounters?.readingStdout === false) this.cancelledWhileNotReading.add(id);
     void this.notify('notifications/cancelled', { requestId: id, reason });
   }
 
   private onRequestTimeout(r: RequestRecord): void {
     const s = this.tickState();
     const forensics =
-      `outstanding [${this.requests
-        .inFlight()
-        .map((x) => String(x.id))
-        .join(', ')}], ` +
+      `outstanding [${[r, ...this.requests.inFlight()].map((x) => String(x.id)).join(', ')}], ` +
       `${s.pendingBytes} bytes since last newline, last stdout byte ` +
       `${s.lastStdoutByteAt === null ? 'never' : `${Math.round(s.t - s.lastStdoutByteAt)} ms ago`}, ` +
       `${r.progressCount} progress notifications, reader ${this.readerMode}, ` +
@@ -513,6 +516,10 @@ export class Session extends EventEmitter<SessionEvents> {
       responsesOwed: this.requests.inFlight().length,
       dispatcherLongestWaitMs: c?.dispatcherLongestWaitMs ?? 0,
       dispatcherDepth: m.dispatcherDepth,
+      queueOldestAgeMs: ((): number => {
+        const oldest = this.dispatcher.oldestArrival();
+        return oldest === null ? 0 : this.now() - oldest;
+      })(),
       stdinPendingSince: c?.stdinPendingSince ?? null,
       stdinPendingBytes: c?.stdinPendingBytes ?? 0,
     };

@@ -1,0 +1,79 @@
+/**
+ * The demo catalog on the command line: `pipescope demo list` and the recipe behind
+ * `pipescope probe --demo <id>` (the catalog's probe settings, overridden by explicit flags).
+ */
+import type { DemoScenario } from '../../shared/demo-catalog.js';
+import { DEMO_CATALOG, demoCommand, findDemo } from '../demo-servers/catalog.js';
+import type { ProbeOptions } from './probe.js';
+
+export class DemoError extends Error {}
+
+/** `k=v` pairs from `--demo-arg`. */
+export function parseDemoArgs(pairs: readonly string[]): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const pair of pairs) {
+    const eq = pair.indexOf('=');
+    if (eq <= 0) throw new DemoError(`--demo-arg takes name=value, got ${JSON.stringify(pair)}`);
+    out[pair.slice(0, eq)] = pair.slice(eq + 1);
+  }
+  return out;
+}
+
+/** Flags the user typed explicitly (they win over the catalog's recipe). */
+export type ExplicitProbeFlags = Partial<Omit<ProbeOptions, 'command' | 'args'>>;
+
+/** The probe options that demonstrate a scenario: catalog recipe, then explicit flags. */
+export function demoProbeOptions(
+  id: string,
+  knobs: Record<string, string>,
+  explicit: ExplicitProbeFlags,
+): ProbeOptions {
+  const scenario = findDemo(id);
+  if (!scenario) {
+    throw new DemoError(`unknown demo ${JSON.stringify(id)}; see \`pipescope demo list\``);
+  }
+  const recipe = scenario.probe;
+  let command: { command: string; args: string[] };
+  try {
+    command = demoCommand(id, { ...recipe.knobs, ...knobs });
+  } catch (e) {
+    throw new DemoError((e as Error).message);
+  }
+  let callArgs = explicit.callArgs ?? recipe.args;
+  if (explicit.callArgs === undefined && recipe.argsPadBytes) {
+    callArgs = { ...callArgs, pad: 'x'.repeat(recipe.argsPadBytes) };
+  }
+  return {
+    ...command,
+    // Inside Electron, process.execPath is the app: make it behave as Node for the server.
+    env: process.versions.electron ? { ELECTRON_RUN_AS_NODE: '1' } : {},
+    call: explicit.call ?? recipe.call,
+    callArgs,
+    cancelAfterMs: explicit.cancelAfterMs ?? recipe.cancelAfterMs,
+    cancelAfterBytes: explicit.cancelAfterBytes,
+    maxFrameBytes: explicit.maxFrameBytes ?? recipe.maxFrameBytes,
+    onOversize: explicit.onOversize ?? recipe.onOversize ?? 'discard',
+    timeoutMs: explicit.timeoutMs ?? recipe.timeoutMs ?? 30_000,
+    reader: explicit.reader ?? recipe.reader ?? 'drain',
+    consumerDelayMs: explicit.consumerDelayMs ?? recipe.consumerDelayMs ?? 0,
+  };
+}
+
+export function demoListJson(): readonly DemoScenario[] {
+  return DEMO_CATALOG;
+}
+
+export function formatDemoList(): string {
+  const width = Math.max(...DEMO_CATALOG.map((s) => s.id.length));
+  const lines = ['Demo servers (pipescope probe --demo <id> [--demo-arg name=value ...])', ''];
+  for (const s of DEMO_CATALOG) {
+    const expect = s.expected.findings.length ? s.expected.findings.join(', ') : 'no findings';
+    lines.push(`  ${s.id.padEnd(width)}  ${s.title}`);
+    lines.push(`  ${' '.repeat(width)}  expect: ${expect}`);
+    if (s.knobs.length) {
+      const knobs = s.knobs.map((k) => `${k.name}=${k.default}`).join(' ');
+      lines.push(`  ${' '.repeat(width)}  knobs: ${knobs}`);
+    }
+  }
+  return `${lines.join('\n')}\n`;
+}

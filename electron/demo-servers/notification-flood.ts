@@ -1,0 +1,58 @@
+/**
+ * Demo `notification-flood`: `flood` sends tens of thousands of notifications/message (or
+ * notifications/progress) as fast as stdout takes them, then answers. Each send awaits the
+ * transport (which awaits 'drain'), so the server is fast but never buffers without bound.
+ */
+
+import * as z from 'zod';
+import {
+  createDemoServer,
+  registerEcho,
+  runMain,
+  startDemoServer,
+  textResult,
+} from './lib/server.js';
+
+const server = createDemoServer('notification-flood', { logging: true });
+const defaultCount = server.knobs.int('count');
+const defaultKind = server.knobs.str('kind');
+const payload = 'n'.repeat(server.knobs.int('payload-bytes'));
+if (defaultKind !== 'logging' && defaultKind !== 'progress') {
+  server.log(`--kind must be logging or progress, got ${defaultKind}`);
+  process.exit(2);
+}
+
+server.mcp.registerTool(
+  'flood',
+  {
+    description: 'Sends `count` notifications (logging or progress) quickly, then answers.',
+    inputSchema: {
+      count: z.number().int().min(0).max(10_000_000).optional().describe('How many'),
+      kind: z.enum(['logging', 'progress']).optional().describe('logging or progress'),
+    },
+  },
+  async ({ count = defaultCount, kind = defaultKind }, extra) => {
+    // Progress needs the caller's token; without one, fall back to a token of our own so the
+    // flood still happens (a host should flag the unknown token).
+    const token = extra._meta?.progressToken ?? `flood-${String(extra.requestId)}`;
+    const started = performance.now();
+    for (let i = 0; i < count; i++) {
+      if (kind === 'progress') {
+        await extra.sendNotification({
+          method: 'notifications/progress',
+          params: { progressToken: token, progress: i + 1, total: count, message: payload },
+        });
+      } else {
+        await extra.sendNotification({
+          method: 'notifications/message',
+          params: { level: 'info', logger: 'flood', data: { i, payload } },
+        });
+      }
+    }
+    const ms = Math.max(1, performance.now() - started);
+    return textResult(`sent ${count} ${kind} notifications in ${ms.toFixed(0)} ms`);
+  },
+);
+registerEcho(server);
+
+runMain(server.id, () => startDemoServer(server));
