@@ -39,6 +39,8 @@ export interface ProbeOutcome {
   steps: string[];
   stderrTail: string[];
   pollution: Session['pollution'];
+  /** The worker's final counters (null if it never started). */
+  counters: ReturnType<Session['counters']>;
 }
 
 /** After a cancellation: how long stdout must stay quiet before we call the producer stopped. */
@@ -86,6 +88,7 @@ export async function runProbe(o: ProbeOptions): Promise<ProbeOutcome> {
     steps,
     stderrTail: session.stderr.tailLines(8),
     pollution: session.pollution,
+    counters: session.counters(),
   };
 }
 

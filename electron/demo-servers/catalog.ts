@@ -71,7 +71,9 @@ export const DEMO_CATALOG: readonly DemoScenario[] = [
       findings: ['server-write-blocked', 'request-timed-out'],
       absentFindings: ['stdout-pollution', 'server-exited'],
       metrics: ['stdoutBytes', 'stderrBytes', 'cancellationsSent'],
-      requestStatus: 'timed-out',
+      // The stop ladder drains again, so the response, stuck in the pipe, arrives after the
+      // timeout's cancellation: late, not lost.
+      requestStatus: 'late',
     },
   },
   {

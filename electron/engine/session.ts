@@ -26,7 +26,7 @@ import { RequestTable } from './request-table.js';
 import { SessionMetrics } from './session-metrics.js';
 import { StderrRing } from './stderr-ring.js';
 import { type Frame, type StopResult, Transport } from './transport.js';
-import type { ExitInfo } from './worker-protocol.js';
+import type { ExitInfo, WorkerCounters } from './worker-protocol.js';
 
 export type SessionState = 'starting' | 'running' | 'stopping' | 'stopped' | 'failed';
 
@@ -172,6 +172,11 @@ export class Session extends EventEmitter<SessionEvents> {
 
   now(): number {
     return this.transport.now();
+  }
+
+  /** The worker's latest raw counters (byte invariant: stdoutBytes = lineBytes + partial). */
+  counters(): WorkerCounters | null {
+    return this.transport.lastCounters;
   }
 
   private setState(s: SessionState): void {
