@@ -10,29 +10,12 @@
  * `maxBytes` of frame bytes (oldest bytes dropped first, summary kept and marked).
  */
 import { createHash } from 'node:crypto';
-import type { FrameKind } from './worker-protocol.js';
+import type { FrameSummary } from '../../shared/frames.js';
 
-export type FrameDirection = 'in' | 'out';
+export type { FrameDirection, FrameSummary } from '../../shared/frames.js';
 
-export interface FrameSummary {
-  seq: number;
-  dir: FrameDirection;
-  t: number;
-  /** Stream offset (incoming frames). */
-  offset: number | null;
-  bytes: number;
-  kind: FrameKind | 'oversize';
-  id?: string | number | null;
-  method?: string;
-  /** Parse problem or pollution description. */
-  problem?: string;
-  /** First bytes of the frame as text (up to PREVIEW_BYTES). */
-  preview: string;
-  /** Whether the full bytes are still held. */
-  held: boolean;
-}
-
-export interface FramePage {
+/** A page of raw bytes (hosts turn it into the shared FramePage). */
+export interface RawFramePage {
   seq: number;
   offset: number;
   length: number;
@@ -99,6 +82,9 @@ export class FrameStore {
     while (this.items.length - this.head > this.maxSummaries) {
       const gone = this.items[this.head];
       if (gone.data) this.heldBytes -= gone.data.length;
+      // Release the bytes now: the slot stays in `items` until the next compaction.
+      gone.data = null;
+      gone.summary.held = false;
       this.head += 1;
       this.evictedSummaries += 1;
     }
@@ -130,11 +116,12 @@ export class FrameStore {
   private find(seq: number): Stored | undefined {
     // Sequence numbers are dense and increasing: index directly, then check.
     const firstSeq = this.items[this.head]?.summary.seq ?? 0;
+    if (seq < firstSeq) return undefined; // evicted (its slot may linger below `head`)
     const s = this.items[this.head + (seq - firstSeq)];
     return s?.summary.seq === seq ? s : undefined;
   }
 
-  page(seq: number, offset: number, length: number): FramePage | null {
+  page(seq: number, offset: number, length: number): RawFramePage | null {
     const s = this.find(seq);
     if (!s?.data) return null;
     const start = Math.max(0, Math.min(offset, s.data.length));

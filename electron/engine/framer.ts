@@ -56,12 +56,15 @@ export interface Framer {
   /** The stream ended: returns the bytes of an unterminated last line (never delivered). */
   end(): number;
   readonly stats: Readonly<FramerStats>;
+  /** Changes the limit from the next byte on (a line already over it stays discarded). */
+  setMaxFrameBytes(n: number): void;
 }
 
 export function createFramer(options: FramerOptions): Framer {
-  const { maxFrameBytes, onFrame, onOversize } = options;
+  const { onFrame, onOversize } = options;
+  let maxFrameBytes = options.maxFrameBytes;
   // A line may carry one \r before its \n: allow it while the line is still pending.
-  const pendingLimit = maxFrameBytes + 1;
+  let pendingLimit = maxFrameBytes + 1;
   const stats: FramerStats = {
     bytesIn: 0,
     lineBytes: 0,
@@ -189,5 +192,10 @@ export function createFramer(options: FramerOptions): Framer {
     return partial;
   }
 
-  return { push, end, stats };
+  function setMaxFrameBytes(n: number): void {
+    maxFrameBytes = n;
+    pendingLimit = n + 1;
+  }
+
+  return { push, end, stats, setMaxFrameBytes };
 }

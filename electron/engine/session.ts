@@ -10,6 +10,7 @@
 import { randomUUID } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import type { LiveFinding } from '../../shared/findings.js';
+import type { SessionState } from '../../shared/host-api.js';
 import type { LiveMetrics } from '../../shared/metrics.js';
 import type { JsonRpcId, RequestRecord } from '../../shared/requests.js';
 import {
@@ -28,7 +29,7 @@ import { StderrRing } from './stderr-ring.js';
 import { type Frame, type StopResult, Transport } from './transport.js';
 import type { ExitInfo, WorkerCounters } from './worker-protocol.js';
 
-export type SessionState = 'starting' | 'running' | 'stopping' | 'stopped' | 'failed';
+export type { SessionState };
 
 export interface PollutionEntry {
   t: number;
@@ -495,6 +496,7 @@ export class Session extends EventEmitter<SessionEvents> {
 
   setReaderMode(mode: ReaderMode): void {
     this.readerMode = mode;
+    this.config.readerMode = mode;
     this.transport.setReaderMode(mode);
   }
 
@@ -503,7 +505,18 @@ export class Session extends EventEmitter<SessionEvents> {
   }
 
   setConsumerDelay(ms: number): void {
+    this.config.consumerDelayMs = ms;
     this.dispatcher.setDelay(ms);
+  }
+
+  /** Changes the transport limits live (the demo controls). */
+  setLimits(
+    limits: Partial<Pick<SessionConfig, 'maxFrameBytes' | 'onOversize' | 'overloadPolicy'>>,
+  ): void {
+    if (limits.maxFrameBytes !== undefined) this.config.maxFrameBytes = limits.maxFrameBytes;
+    if (limits.onOversize !== undefined) this.config.onOversize = limits.onOversize;
+    if (limits.overloadPolicy !== undefined) this.config.overloadPolicy = limits.overloadPolicy;
+    this.transport.setLimits(limits);
   }
 
   private tickState(): import('./findings-engine.js').TickState {

@@ -145,6 +145,10 @@ export class Transport extends EventEmitter<TransportEvents> {
     });
   }
 
+  setLimits(limits: Omit<Extract<ToWorker, { type: 'limits' }>, 'type'>): void {
+    this.send({ type: 'limits', ...limits });
+  }
+
   setReaderMode(mode: SessionConfig['readerMode']): void {
     this.send({ type: 'reader-mode', mode });
   }

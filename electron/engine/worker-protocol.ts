@@ -3,16 +3,11 @@
  * MessagePort has no backpressure of its own: frames flow only against credits that main
  * returns as its dispatcher consumes them (DESIGN.md "Processes and threads").
  */
+
+import type { FrameKind } from '../../shared/frames.js';
 import type { OverloadPolicy, OversizePolicy, ReaderMode } from '../../shared/session-config.js';
 
-export type FrameKind =
-  | 'request'
-  | 'response'
-  | 'notification'
-  | 'batch'
-  | 'invalid'
-  | 'parse-error'
-  | 'empty';
+export type { FrameKind };
 
 /** What the worker learns about a line while classifying it (the bytes travel separately). */
 export interface FrameMeta {
@@ -62,6 +57,12 @@ export type ToWorker =
   | { type: 'credit'; frames: number; bytes: number }
   | { type: 'write'; seq: number; data: Uint8Array }
   | { type: 'reader-mode'; mode: ReaderMode }
+  | {
+      type: 'limits';
+      maxFrameBytes?: number;
+      onOversize?: OversizePolicy;
+      overloadPolicy?: OverloadPolicy;
+    }
   | { type: 'stop'; reason: string };
 
 export interface WorkerCounters {

@@ -297,6 +297,20 @@ port.on('message', (msg: ToWorker) => {
     case 'write':
       write(msg.seq, msg.data);
       break;
+    case 'limits':
+      if (msg.maxFrameBytes !== undefined) {
+        config.maxFrameBytes = msg.maxFrameBytes;
+        framer.setMaxFrameBytes(msg.maxFrameBytes);
+      }
+      if (msg.onOversize !== undefined) config.onOversize = msg.onOversize;
+      if (msg.overloadPolicy !== undefined) {
+        config.overloadPolicy = msg.overloadPolicy;
+        if (msg.overloadPolicy !== 'pause' && overloadPaused) {
+          overloadPaused = false;
+          applyReading();
+        }
+      }
+      break;
     case 'reader-mode':
       readerMode = msg.mode;
       applyReading();

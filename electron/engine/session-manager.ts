@@ -1,0 +1,404 @@
+/**
+ * SessionManager: the Node side of HostApi (shared/host-api.ts), once for every host.
+ *
+ * Owns: every Session a host started, their handshakes, and the per-session deltas (new frames,
+ * changed requests, new stderr) that become snapshots. Fed by: host calls (`handle`, validated
+ * against the channel schemas) and the sessions' events. Listens: host subscribers (Electron IPC,
+ * the browser-mode WebSocket) get at most 20 snapshots a second per session, whatever the server
+ * does; lists inside a snapshot are capped and what was skipped is counted.
+ */
+import { createHash } from 'node:crypto';
+import { importConfigText } from '../../shared/config-import.js';
+import type { FrameSummary } from '../../shared/frames.js';
+import {
+  type ChannelPayload,
+  type ChannelResponses,
+  type HostChannel,
+  type HostEvent,
+  isHostChannel,
+  parseChannelPayload,
+  type SessionInfo,
+  type SessionSnapshot,
+} from '../../shared/host-api.js';
+import type { JsonRpcId, RequestRecord } from '../../shared/requests.js';
+import { err, ok, type Result } from '../../shared/result.js';
+import { DEMO_CATALOG, demoCommand, findDemo } from '../demo-servers/catalog.js';
+import { discoverConfigs } from './config-discovery.js';
+import { callTool, initialize, listTools } from './mcp-client.js';
+import { Session, SessionError } from './session.js';
+
+const SNAPSHOT_EVERY_MS = 50; // ≤ 20 Hz per session
+const FRAMES_PER_SNAPSHOT = 200;
+const SIZES_PER_SNAPSHOT = 500;
+const STDERR_PER_SNAPSHOT = 64 * 1024;
+const HANDSHAKE_TIMEOUT_MS = 15_000;
+const MAX_SESSIONS = 32;
+
+interface Managed {
+  session: Session;
+  info: SessionInfo;
+  seq: number;
+  frames: FrameSummary[];
+  framesSkipped: number;
+  sizes: SessionSnapshot['frameSizes'];
+  requests: Map<JsonRpcId, RequestRecord>;
+  stderr: string;
+  stderrSkipped: number;
+  dirty: boolean;
+  lastSentAt: number;
+}
+
+type Handler<C extends HostChannel> = (
+  p: ChannelPayload<C>,
+) => Promise<Result<ChannelResponses[C]>>;
+
+export class SessionManager {
+  private readonly sessions = new Map<string, Managed>();
+  private readonly listeners = new Set<(e: HostEvent) => void>();
+  private readonly timer: NodeJS.Timeout;
+
+  constructor() {
+    this.timer = setInterval(() => this.flushSnapshots(), SNAPSHOT_EVERY_MS);
+    this.timer.unref?.();
+  }
+
+  subscribe(listener: (e: HostEvent) => void): () => void {
+    this.listeners.add(listener);
+    listener({ type: 'sessions', sessions: this.infos() });
+    return () => this.listeners.delete(listener);
+  }
+
+  /** Validates and dispatches one HostApi call; never throws. */
+  async handle(channel: unknown, payload: unknown): Promise<Result<unknown>> {
+    if (!isHostChannel(channel)) return err('EBADCHANNEL', `unknown channel ${String(channel)}`);
+    const parsed = parseChannelPayload(channel, payload);
+    if (!parsed.ok) return parsed;
+    try {
+      const handler = this.handlers[channel] as Handler<typeof channel>;
+      return await handler(parsed.value as never);
+    } catch (e) {
+      return err('EINTERNAL', e instanceof Error ? e.message : String(e));
+    }
+  }
+
+  private readonly handlers: { [C in HostChannel]: Handler<C> } = {
+    'demo:list': async () => ok([...DEMO_CATALOG]),
+    'session:list': async () => ok(this.infos()),
+    'session:start': async (p) => this.start(p),
+    'session:stop': async (p) =>
+      this.with(p.sessionId, async (m) => {
+        await m.session.stop();
+        return ok(null);
+      }),
+    'session:close': async (p) =>
+      this.with(p.sessionId, async (m) => {
+        await m.session.stop();
+        this.sessions.delete(p.sessionId);
+        this.broadcastSessions();
+        return ok(null);
+      }),
+    'session:recover': async (p) =>
+      this.with(p.sessionId, async (m) => ok(await m.session.recover())),
+    'session:set-reader-mode': async (p) =>
+      this.with(p.sessionId, async (m) => {
+        m.session.setReaderMode(p.mode);
+        m.info.readerMode = p.mode;
+        return ok(null);
+      }),
+    'session:set-consumer-delay': async (p) =>
+      this.with(p.sessionId, async (m) => {
+        m.session.setConsumerDelay(p.ms);
+        m.info.consumerDelayMs = p.ms;
+        return ok(null);
+      }),
+    'session:set-limits': async (p) =>
+      this.with(p.sessionId, async (m) => {
+        m.session.setLimits(p);
+        Object.assign(m.info, {
+          maxFrameBytes: m.session.config.maxFrameBytes,
+          onOversize: m.session.config.onOversize,
+          overloadPolicy: m.session.config.overloadPolicy,
+        });
+        return ok(null);
+      }),
+    'request:call-tool': async (p) =>
+      this.running(p.sessionId, (m) => ok({ requestId: callTool(m.session, p.name, p.args).id })),
+    'request:send': async (p) =>
+      this.running(p.sessionId, (m) =>
+        ok({ requestId: m.session.send(p.method, p.params, { progress: true }).id }),
+      ),
+    'request:ping': async (p) =>
+      this.running(p.sessionId, (m) => ok({ requestId: m.session.send('ping').id })),
+    'request:cancel': async (p) =>
+      this.running(p.sessionId, (m) => {
+        const r = m.session.cancel(p.requestId, p.reason);
+        return r.ok ? ok(null) : err('ECANCEL', r.error);
+      }),
+    'request:replay': async (p) =>
+      this.running(p.sessionId, (m) => {
+        const sent = m.session.replay(p.requestId);
+        return sent
+          ? ok({ requestId: sent.id })
+          : err('EREPLAY', `request ${p.requestId} cannot be replayed`);
+      }),
+    'frame:page': async (p) =>
+      this.with(p.sessionId, async (m) => {
+        const page = m.session.frames.page(p.seq, p.offset, p.length);
+        if (!page) return err('ENOFRAME', `frame ${p.seq} is not held (evicted or unknown)`);
+        const sha = m.session.frames.sha256(p.seq);
+        return ok({
+          seq: page.seq,
+          offset: page.offset,
+          length: page.length,
+          totalBytes: page.totalBytes,
+          text: page.data.toString('utf8'),
+          sha256: sha,
+        });
+      }),
+    'config:import': async (p) => {
+      try {
+        return ok(importConfigText(p.text, p.format, p.fileName));
+      } catch (e) {
+        return err('EIMPORT', e instanceof Error ? e.message : String(e));
+      }
+    },
+    'config:discover': async () => ok(await discoverConfigs()),
+  };
+
+  private async with<T>(id: string, fn: (m: Managed) => Promise<Result<T>>): Promise<Result<T>> {
+    const m = this.sessions.get(id);
+    return m ? fn(m) : err('ENOSESSION', `no session ${id}`);
+  }
+
+  private async running<T>(id: string, fn: (m: Managed) => Result<T>): Promise<Result<T>> {
+    const m = this.sessions.get(id);
+    if (!m) return err('ENOSESSION', `no session ${id}`);
+    if (m.session.state !== 'running') return err('ENOTRUNNING', `session is ${m.session.state}`);
+    return fn(m);
+  }
+
+  private async start(p: ChannelPayload<'session:start'>): Promise<Result<SessionInfo>> {
+    const live = [...this.sessions.values()].filter((m) => m.session.state === 'running').length;
+    if (live >= MAX_SESSIONS) return err('ELIMIT', `at most ${MAX_SESSIONS} running sessions`);
+    let command: string;
+    let args: string[];
+    let env: Record<string, string> = {};
+    let cwd: string | undefined;
+    let title: string;
+    let demoId: string | null = null;
+    if ('demo' in p) {
+      const scenario = findDemo(p.demo.id);
+      if (!scenario) return err('ENODEMO', `unknown demo ${p.demo.id}`);
+      try {
+        ({ command, args } = demoCommand(p.demo.id, p.demo.knobs));
+      } catch (e) {
+        return err('EKNOB', (e as Error).message);
+      }
+      // Inside Electron, process.execPath is the app: make it behave as Node for the server.
+      if (process.versions.electron) env = { ELECTRON_RUN_AS_NODE: '1' };
+      title = scenario.id;
+      demoId = scenario.id;
+    } else {
+      ({ command, args, env } = p.server);
+      cwd = p.server.cwd;
+      title = p.server.name ?? command.split(/[\\/]/).pop() ?? command;
+    }
+    const session = new Session({
+      command,
+      args,
+      env,
+      cwd,
+      readerMode: p.readerMode,
+      consumerDelayMs: p.consumerDelayMs,
+      overloadPolicy: p.overloadPolicy,
+      onOversize: p.onOversize,
+      maxFrameBytes: p.maxFrameBytes,
+      requestTimeoutMs: p.requestTimeoutMs ?? 60_000,
+    });
+    const info: SessionInfo = {
+      id: session.id,
+      title,
+      command,
+      args,
+      cwd: cwd ?? null,
+      envNames: Object.keys(env),
+      demoId,
+      pid: null,
+      state: 'starting',
+      exit: null,
+      startError: null,
+      serverInfo: null,
+      handshakeError: null,
+      tools: [],
+      readerMode: session.config.readerMode,
+      consumerDelayMs: session.config.consumerDelayMs,
+      overloadPolicy: session.config.overloadPolicy,
+      onOversize: session.config.onOversize,
+      maxFrameBytes: session.config.maxFrameBytes,
+      startedAt: Date.now(),
+    };
+    const m: Managed = {
+      session,
+      info,
+      seq: 0,
+      frames: [],
+      framesSkipped: 0,
+      sizes: [],
+      requests: new Map(),
+      stderr: '',
+      stderrSkipped: 0,
+      dirty: true,
+      lastSentAt: 0,
+    };
+    this.sessions.set(session.id, m);
+    this.wire(m);
+    try {
+      await session.whenStarted();
+      info.pid = session.pid;
+    } catch (e) {
+      info.startError = e instanceof SessionError ? e.message : String(e);
+    }
+    info.state = session.state;
+    this.broadcastSessions();
+    if (!info.startError) void this.handshake(m);
+    return ok(info);
+  }
+
+  private async handshake(m: Managed): Promise<void> {
+    // The handshake always drains (DESIGN.md): a paused start would deadlock initialize.
+    const mode = m.session.getReaderMode();
+    if (mode !== 'drain') m.session.setReaderMode('drain');
+    try {
+      const init = await initialize(m.session, HANDSHAKE_TIMEOUT_MS);
+      m.info.serverInfo = {
+        name: init.serverInfo.name,
+        version: init.serverInfo.version,
+        protocolVersion: init.protocolVersion,
+      };
+      const tools = await listTools(m.session, HANDSHAKE_TIMEOUT_MS);
+      m.info.tools = tools.map((t) => ({
+        name: t.name,
+        title: t.title,
+        description: t.description,
+        inputSchema: t.inputSchema as Record<string, unknown>,
+      }));
+    } catch (e) {
+      m.info.handshakeError = e instanceof Error ? e.message : String(e);
+    } finally {
+      if (mode !== 'drain' && m.session.state === 'running') m.session.setReaderMode(mode);
+      m.dirty = true;
+      this.broadcastSessions();
+    }
+  }
+
+  private wire(m: Managed): void {
+    const s = m.session;
+    s.on('frame', (f) => {
+      if (m.frames.length < FRAMES_PER_SNAPSHOT) m.frames.push(f);
+      else m.framesSkipped += 1;
+      if (m.sizes.length < SIZES_PER_SNAPSHOT) m.sizes.push({ t: f.t, bytes: f.bytes, dir: f.dir });
+      m.dirty = true;
+    });
+    s.on('request', (r) => {
+      m.requests.set(r.id, r);
+      m.dirty = true;
+    });
+    s.on('stderr', (text) => {
+      const room = STDERR_PER_SNAPSHOT - m.stderr.length;
+      if (room >= text.length) m.stderr += text;
+      else {
+        m.stderr += text.slice(0, Math.max(0, room));
+        m.stderrSkipped += text.length - Math.max(0, room);
+      }
+      m.dirty = true;
+    });
+    s.on('finding', () => {
+      m.dirty = true;
+    });
+    s.on('tick', () => {
+      m.dirty = true;
+    });
+    s.on('state', (state) => {
+      m.info.state = state;
+      m.info.pid = s.pid;
+      m.dirty = true;
+      this.broadcastSessions();
+    });
+    s.on('exit', (exit) => {
+      m.info.exit = { code: exit.code, signal: exit.signal };
+      m.dirty = true;
+    });
+  }
+
+  private flushSnapshots(): void {
+    if (this.listeners.size === 0) return;
+    for (const m of this.sessions.values()) {
+      if (!m.dirty) continue;
+      m.dirty = false;
+      const metrics = m.session.liveMetrics();
+      m.seq += 1;
+      const snapshot: SessionSnapshot = {
+        sessionId: m.info.id,
+        seq: m.seq,
+        info: { ...m.info },
+        metrics,
+        point: {
+          t: metrics.elapsedMs,
+          stdoutRate: metrics.stdoutRate,
+          stderrRate: metrics.stderrRate,
+          dispatcherDepth: metrics.dispatcherDepth,
+          dispatcherWaitMs: metrics.dispatcherWaitMs,
+          largestFrameBytes: metrics.largestFrameBytes,
+        },
+        requests: [...m.requests.values()].map((r) => ({ ...r })),
+        frames: m.frames,
+        framesSkipped: m.framesSkipped,
+        frameSizes: m.sizes,
+        stderr: m.stderr,
+        stderrSkipped: m.stderrSkipped,
+        findings: m.session.findings.all().map((f) => ({ ...f })),
+      };
+      m.frames = [];
+      m.framesSkipped = 0;
+      m.sizes = [];
+      m.requests.clear();
+      m.stderr = '';
+      m.stderrSkipped = 0;
+      m.lastSentAt = Date.now();
+      this.emit({ type: 'snapshot', snapshot });
+    }
+  }
+
+  private infos(): SessionInfo[] {
+    return [...this.sessions.values()].map((m) => ({ ...m.info }));
+  }
+
+  private broadcastSessions(): void {
+    this.emit({ type: 'sessions', sessions: this.infos() });
+  }
+
+  private emit(e: HostEvent): void {
+    for (const l of this.listeners) {
+      try {
+        l(e);
+      } catch {
+        // a broken listener must not stop the others
+      }
+    }
+  }
+
+  /** Stops every session through the stop ladder (app quit, browser-mode shutdown). */
+  async stopAll(): Promise<void> {
+    clearInterval(this.timer);
+    await Promise.all([...this.sessions.values()].map((m) => m.session.stop()));
+    this.flushSnapshots();
+  }
+
+  /** A short fingerprint for logs without leaking config (never the env values). */
+  static fingerprint(info: SessionInfo): string {
+    return createHash('sha256')
+      .update(`${info.command}\0${info.args.join('\0')}`)
+      .digest('hex')
+      .slice(0, 12);
+  }
+}

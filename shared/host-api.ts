@@ -1,0 +1,269 @@
+/**
+ * HostApi: the one interface the renderer talks to. Electron implements it over IPC (preload
+ * bridge), browser mode over a WebSocket; the Node side implements it once (SessionManager).
+ * Every call's payload is validated in the host against the zod schema of its channel, and every
+ * answer is data: `Result<T>`, never a thrown error (STYLE.md "Contracts once").
+ */
+import { z } from 'zod';
+import type { DemoScenario } from './demo-catalog.js';
+import type { LiveFinding } from './findings.js';
+import type { FramePage, FrameSummary } from './frames.js';
+import type { LiveMetrics } from './metrics.js';
+import type { RequestRecord } from './requests.js';
+import type { Result } from './result.js';
+import { OVERLOAD_POLICIES, OVERSIZE_POLICIES, READER_MODES } from './session-config.js';
+
+export type SessionState = 'starting' | 'running' | 'stopping' | 'stopped' | 'failed';
+
+export interface ToolInfo {
+  name: string;
+  title?: string;
+  description?: string;
+  inputSchema: Record<string, unknown>;
+}
+
+export interface SessionInfo {
+  id: string;
+  title: string;
+  command: string;
+  args: string[];
+  cwd: string | null;
+  /** Names of the configured environment variables; values never leave the host. */
+  envNames: string[];
+  demoId: string | null;
+  pid: number | null;
+  state: SessionState;
+  exit: { code: number | null; signal: string | null } | null;
+  startError: string | null;
+  /** What the handshake learned (null until initialize completed). */
+  serverInfo: { name: string; version: string; protocolVersion: string } | null;
+  handshakeError: string | null;
+  tools: ToolInfo[];
+  readerMode: (typeof READER_MODES)[number];
+  consumerDelayMs: number;
+  overloadPolicy: (typeof OVERLOAD_POLICIES)[number];
+  onOversize: (typeof OVERSIZE_POLICIES)[number];
+  maxFrameBytes: number;
+  /** Epoch ms. */
+  startedAt: number;
+}
+
+/** One point of the live charts (the renderer keeps a fixed window of them). */
+export interface SeriesPoint {
+  t: number;
+  stdoutRate: number;
+  stderrRate: number;
+  dispatcherDepth: number;
+  dispatcherWaitMs: number;
+  largestFrameBytes: number;
+}
+
+/** A session's state as pushed to the renderer, at most 20 times a second. */
+export interface SessionSnapshot {
+  sessionId: string;
+  seq: number;
+  info: SessionInfo;
+  metrics: LiveMetrics;
+  point: SeriesPoint;
+  /** Requests that changed since the previous snapshot. */
+  requests: RequestRecord[];
+  /** Frame summaries new since the previous snapshot (capped; the rest counted). */
+  frames: FrameSummary[];
+  framesSkipped: number;
+  /** Sizes of frames new since the previous snapshot (for the frame-size chart), capped. */
+  frameSizes: { t: number; bytes: number; dir: 'in' | 'out' }[];
+  /** stderr text new since the previous snapshot (capped; the rest counted). */
+  stderr: string;
+  stderrSkipped: number;
+  /** All findings so far (few: one per code or per code and request). */
+  findings: LiveFinding[];
+}
+
+export type HostEvent =
+  | { type: 'snapshot'; snapshot: SessionSnapshot }
+  | { type: 'sessions'; sessions: SessionInfo[] };
+
+/** A server imported from a host's config file (Claude Desktop, Cursor, VS Code, Claude Code). */
+export interface ImportedServer {
+  name: string;
+  command: string;
+  args: string[];
+  env: Record<string, string>;
+  cwd?: string;
+  source: string;
+}
+
+export interface ImportResult {
+  format: ConfigFormat;
+  servers: ImportedServer[];
+  /** Entries that cannot run over stdio (remote URLs, missing command), with the reason. */
+  skipped: { name: string; reason: string }[];
+}
+
+export const CONFIG_FORMATS = [
+  'auto',
+  'claude-desktop',
+  'cursor',
+  'vscode',
+  'claude-code',
+] as const;
+export type ConfigFormat = (typeof CONFIG_FORMATS)[number];
+
+export interface DiscoveredConfig {
+  path: string;
+  format: ConfigFormat;
+  result: ImportResult | null;
+  error: string | null;
+}
+
+// ---- channel schemas: payloads validated in the host ----
+
+const sessionId = z.string().min(1).max(100);
+const requestId = z.union([z.string().max(200), z.number().finite()]);
+const env = z.record(z.string().max(256), z.string().max(32_768));
+
+const sessionOptions = {
+  readerMode: z.enum(READER_MODES).optional(),
+  consumerDelayMs: z.number().min(0).max(60_000).optional(),
+  overloadPolicy: z.enum(OVERLOAD_POLICIES).optional(),
+  onOversize: z.enum(OVERSIZE_POLICIES).optional(),
+  maxFrameBytes: z
+    .number()
+    .int()
+    .min(1)
+    .max(2 ** 31)
+    .optional(),
+  requestTimeoutMs: z.number().int().min(0).max(3_600_000).optional(),
+};
+
+export const startSessionSchema = z.union([
+  z.object({
+    demo: z.object({
+      id: z.string().min(1).max(100),
+      knobs: z.record(z.string().max(100), z.string().max(1000)).default({}),
+    }),
+    ...sessionOptions,
+  }),
+  z.object({
+    server: z.object({
+      name: z.string().max(200).optional(),
+      command: z.string().min(1).max(4096),
+      args: z.array(z.string().max(32_768)).max(1000).default([]),
+      cwd: z.string().max(4096).optional(),
+      env: env.default({}),
+    }),
+    ...sessionOptions,
+  }),
+]);
+export type StartSessionRequest = z.input<typeof startSessionSchema>;
+
+export const HOST_CHANNELS = {
+  'demo:list': z.object({}),
+  'session:list': z.object({}),
+  'session:start': startSessionSchema,
+  'session:stop': z.object({ sessionId }),
+  'session:close': z.object({ sessionId }),
+  'session:recover': z.object({ sessionId }),
+  'session:set-reader-mode': z.object({ sessionId, mode: z.enum(READER_MODES) }),
+  'session:set-consumer-delay': z.object({ sessionId, ms: z.number().min(0).max(60_000) }),
+  'session:set-limits': z.object({
+    sessionId,
+    maxFrameBytes: sessionOptions.maxFrameBytes,
+    onOversize: sessionOptions.onOversize,
+    overloadPolicy: sessionOptions.overloadPolicy,
+  }),
+  'request:call-tool': z.object({
+    sessionId,
+    name: z.string().min(1).max(500),
+    args: z.record(z.string(), z.unknown()).default({}),
+  }),
+  'request:send': z.object({
+    sessionId,
+    method: z.string().min(1).max(500),
+    params: z.record(z.string(), z.unknown()).optional(),
+  }),
+  'request:ping': z.object({ sessionId }),
+  'request:cancel': z.object({ sessionId, requestId, reason: z.string().max(500).optional() }),
+  'request:replay': z.object({ sessionId, requestId }),
+  'frame:page': z.object({
+    sessionId,
+    seq: z.number().int().min(1),
+    offset: z.number().int().min(0),
+    length: z
+      .number()
+      .int()
+      .min(0)
+      .max(1024 * 1024),
+  }),
+  'config:import': z.object({
+    format: z.enum(CONFIG_FORMATS).default('auto'),
+    text: z.string().max(8 * 1024 * 1024),
+    fileName: z.string().max(4096).optional(),
+  }),
+  'config:discover': z.object({}),
+} as const;
+
+export type HostChannel = keyof typeof HOST_CHANNELS;
+export type ChannelRequest<C extends HostChannel> = z.input<(typeof HOST_CHANNELS)[C]>;
+export type ChannelPayload<C extends HostChannel> = z.output<(typeof HOST_CHANNELS)[C]>;
+
+export interface RecoveryInfo {
+  method: string;
+  ok: boolean;
+  latencyMs: number | null;
+}
+
+/** What each channel answers with. */
+export interface ChannelResponses {
+  'demo:list': DemoScenario[];
+  'session:list': SessionInfo[];
+  'session:start': SessionInfo;
+  'session:stop': null;
+  'session:close': null;
+  'session:recover': RecoveryInfo;
+  'session:set-reader-mode': null;
+  'session:set-consumer-delay': null;
+  'session:set-limits': null;
+  'request:call-tool': { requestId: string | number };
+  'request:send': { requestId: string | number };
+  'request:ping': { requestId: string | number };
+  'request:cancel': null;
+  'request:replay': { requestId: string | number };
+  'frame:page': FramePage;
+  'config:import': ImportResult;
+  'config:discover': DiscoveredConfig[];
+}
+
+/** The renderer's view of a host: one call per channel plus the event stream. */
+export interface HostApi {
+  invoke<C extends HostChannel>(
+    channel: C,
+    request: ChannelRequest<C>,
+  ): Promise<Result<ChannelResponses[C]>>;
+  /** Subscribes to snapshots and session-list changes; returns the unsubscribe function. */
+  subscribe(listener: (event: HostEvent) => void): () => void;
+  /** 'electron' or 'browser'. */
+  readonly kind: 'electron' | 'browser';
+}
+
+/** Validates a channel payload (used by every host before dispatching). */
+export function parseChannelPayload<C extends HostChannel>(
+  channel: C,
+  payload: unknown,
+): Result<ChannelPayload<C>> {
+  const schema = HOST_CHANNELS[channel];
+  if (!schema)
+    return {
+      ok: false,
+      error: { code: 'EBADCHANNEL', message: `unknown channel ${String(channel)}` },
+    };
+  const parsed = schema.safeParse(payload);
+  if (!parsed.success) {
+    return { ok: false, error: { code: 'EINVAL', message: `${channel}: ${parsed.error.message}` } };
+  }
+  return { ok: true, value: parsed.data as ChannelPayload<C> };
+}
+
+export function isHostChannel(name: unknown): name is HostChannel {
+  return typeof name === 'string' && Object.hasOwn(HOST_CHANNELS, name);
+}
