@@ -10,6 +10,7 @@ import { EventEmitter } from 'node:events';
 import { Worker } from 'node:worker_threads';
 import type { SessionConfig } from '../../shared/session-config.js';
 import { buildChildEnv } from './child-env.js';
+import { decodeMetas } from './frame-codec.js';
 import type {
   ExitInfo,
   FrameMeta,
@@ -171,7 +172,7 @@ export class Transport extends EventEmitter<TransportEvents> {
     switch (msg.type) {
       case 'frames': {
         const small = Buffer.from(msg.buffer);
-        const frames: Frame[] = msg.metas.map((m) => {
+        const frames: Frame[] = decodeMetas(msg.metas).map((m) => {
           const data =
             m.start >= 0
               ? small.subarray(m.start, m.start + m.bytes)

@@ -6,6 +6,7 @@
 
 import type { FrameKind } from '../../shared/frames.js';
 import type { OverloadPolicy, OversizePolicy, ReaderMode } from '../../shared/session-config.js';
+import type { EncodedMetas } from './frame-codec.js';
 
 export type { FrameKind };
 
@@ -108,7 +109,7 @@ export interface ExitInfo {
 export type FromWorker =
   | { type: 'spawned'; pid: number; t: number }
   | { type: 'spawn-error'; code: string; message: string }
-  | { type: 'frames'; metas: FrameMeta[]; buffer: ArrayBuffer; big: ArrayBuffer[] }
+  | { type: 'frames'; metas: EncodedMetas; buffer: ArrayBuffer; big: ArrayBuffer[] }
   | {
       type: 'oversize';
       phase: 'start' | 'end';

@@ -10,6 +10,7 @@
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { classifyFrame } from '../engine/classify.js';
+import { encodeMetas } from '../engine/frame-codec.js';
 import { createFramer } from '../engine/framer.js';
 import type {
   ExitInfo,
@@ -43,6 +44,7 @@ let stopping = false;
 let stopped = false;
 let overloadPaused = false;
 let lastStdoutByteAt: number | null = null;
+let chunkAt = 0;
 let stdoutEnded = false;
 let stderrBytes = 0;
 let parseErrors = 0;
@@ -59,7 +61,15 @@ const outbox = new Outbox({
   creditBytes: config.creditBytes,
   spillMaxBytes: config.spillMaxBytes,
   now,
-  post: (metas, buffer, big) => post({ type: 'frames', metas, buffer, big }, [buffer, ...big]),
+  post: (metas, buffer, big) => {
+    const encoded = encodeMetas(metas);
+    post({ type: 'frames', metas: encoded, buffer, big }, [
+      buffer,
+      encoded.num.buffer as ArrayBuffer,
+      encoded.kinds.buffer as ArrayBuffer,
+      ...big,
+    ]);
+  },
   onOverload: () => {
     post({ type: 'overload', policy: config.overloadPolicy, t: now() });
     if (config.overloadPolicy === 'pause') {
@@ -75,9 +85,14 @@ const outbox = new Outbox({
 const framer = createFramer({
   maxFrameBytes: config.maxFrameBytes,
   onFrame(frame, offset) {
-    const c = classifyFrame(frame);
-    if (c.kind === 'parse-error' || c.kind === 'empty') parseErrors += 1;
-    const meta: FrameMeta = { offset, bytes: frame.length, start: 0, t: now(), ...c };
+    // The classification object becomes the meta itself: no copy per frame. All frames of one
+    // chunk share its arrival time (`chunkAt`), read once per chunk.
+    const meta = classifyFrame(frame) as FrameMeta;
+    if (meta.kind === 'parse-error' || meta.kind === 'empty') parseErrors += 1;
+    meta.offset = offset;
+    meta.bytes = frame.length;
+    meta.start = 0;
+    meta.t = chunkAt;
     outbox.add(meta, frame);
   },
   onOversize(info) {
@@ -116,7 +131,8 @@ function attach(r: ChildRunner): void {
     finish(null);
   });
   child.stdout.on('data', (chunk: Buffer) => {
-    lastStdoutByteAt = now();
+    chunkAt = now();
+    lastStdoutByteAt = chunkAt;
     framer.push(chunk);
     if (readerMode === 'naive' && !stopping) applyReading();
     scheduleFlush();
