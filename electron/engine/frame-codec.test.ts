@@ -1,0 +1,58 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { decodeMetas, encodeMetas } from './frame-codec.js';
+import type { FrameKind, FrameMeta } from './worker-protocol.js';
+
+const kinds: FrameKind[] = [
+  'request',
+  'response',
+  'notification',
+  'batch',
+  'invalid',
+  'parse-error',
+  'empty',
+];
+
+const meta = fc.record(
+  {
+    offset: fc.nat(),
+    bytes: fc.nat(),
+    start: fc.integer({ min: -1000, max: 1 << 30 }),
+    t: fc.double({ noNaN: true, noDefaultInfinity: true }),
+    kind: fc.constantFrom(...kinds),
+    id: fc.oneof(
+      fc.integer(),
+      fc.double({ noNaN: true, noDefaultInfinity: true }),
+      fc.string(),
+      fc.constant(null),
+    ),
+    method: fc.string(),
+    error: fc.record({ code: fc.integer(), message: fc.string() }),
+    progressToken: fc.oneof(fc.string(), fc.integer()),
+    progress: fc.double({ noNaN: true }),
+    total: fc.double({ noNaN: true }),
+    problem: fc.string(),
+  },
+  { requiredKeys: ['offset', 'bytes', 'start', 't', 'kind'] },
+);
+
+describe('frame metadata codec', () => {
+  it('round-trips any metadata exactly (ids: number, string, null or absent)', () => {
+    fc.assert(
+      fc.property(fc.array(meta, { maxLength: 50 }), (metas) => {
+        const decoded = decodeMetas(encodeMetas(metas as FrameMeta[]));
+        expect(decoded).toEqual(metas);
+        for (let i = 0; i < metas.length; i++) {
+          expect(Object.hasOwn(decoded[i], 'id')).toBe(Object.hasOwn(metas[i], 'id'));
+        }
+      }),
+    );
+  });
+
+  it('carries a plain numeric-id response without any per-frame object', () => {
+    const metas: FrameMeta[] = [{ offset: 0, bytes: 10, start: 0, t: 1, kind: 'response', id: 7 }];
+    const e = encodeMetas(metas);
+    expect(e.extras).toEqual([]);
+    expect(decodeMetas(e)[0]).toEqual(metas[0]);
+  });
+});
