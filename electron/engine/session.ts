@@ -107,6 +107,8 @@ export class Session extends EventEmitter<SessionEvents> {
   private lateResponses = 0;
   private processExits = 0;
   private notifications = 0;
+  /** Last progress value seen per progress token (tokens are ours: one per request). */
+  private readonly lastProgress = new Map<JsonRpcId, number>();
   /** Requests whose cancellation went out while the reader was not reading stdout. */
   private readonly cancelledWhileNotReading = new Set<JsonRpcId>();
   private stopPromise: Promise<void> | null = null;
@@ -208,15 +210,19 @@ export class Session extends EventEmitter<SessionEvents> {
               : 'discarded to the next newline'),
           o.t,
         );
+        // The worker is already running the ladder: the session is stopping, so the exit that
+        // follows is ours, not a `server-exited`.
+        if (this.config.onOversize === 'terminate') void this.stop();
       }
     });
-    t.on('overload', (o) =>
+    t.on('overload', (o) => {
       this.findings.raise(
         'dispatch-overflow',
         `worker spill full (${this.config.spillMaxBytes} bytes): policy ${o.policy}`,
         o.t,
-      ),
-    );
+      );
+      if (o.policy === 'terminate') void this.stop();
+    });
     t.on('stdout-end', (partial, at) => {
       if (partial > 0) {
         this.findings.raise(
@@ -337,6 +343,18 @@ export class Session extends EventEmitter<SessionEvents> {
   private onProgress(f: Frame): void {
     if (f.progressToken === undefined) return;
     const r = this.requests.progress(f.progressToken, f.progress);
+    // MCP progress must increase with each notification (utilities/progress).
+    const prev = this.lastProgress.get(f.progressToken);
+    if (f.progress !== undefined) {
+      if (prev !== undefined && f.progress <= prev && r) {
+        this.findings.raise(
+          'progress-anomaly',
+          `progress for request ${String(r.id)} did not increase (${prev} → ${f.progress})`,
+          f.t,
+        );
+      }
+      this.lastProgress.set(f.progressToken, f.progress);
+    }
     if (!r) {
       this.findings.raise(
         'progress-anomaly',
