@@ -20,6 +20,12 @@ export interface Classified {
 
 /** Params of server-initiated requests/notifications are kept only when this small. */
 const KEEP_PARAMS_BYTES = 16 * 1024;
+/**
+ * ...and only when at most this deep: kept params cross to main by structured clone, which
+ * recurses; a 16 KiB `[[[[…]]]]` (7000 levels) overflowed main's stack while deserializing, and
+ * the whole batch of frames was lost ('messageerror'), the responses behind it included.
+ */
+const KEEP_PARAMS_DEPTH = 64;
 const PROBLEM_MAX_CHARS = 200;
 
 function isId(v: unknown): v is string | number {
@@ -28,6 +34,24 @@ function isId(v: unknown): v is string | number {
 
 function shorten(s: string): string {
   return s.length > PROBLEM_MAX_CHARS ? `${s.slice(0, PROBLEM_MAX_CHARS)}…` : s;
+}
+
+/** String(v) that never throws: `{"toString":1}` from a hostile server makes String() throw. */
+function safeText(v: unknown): string {
+  if (typeof v === 'string') return v;
+  try {
+    return String(v);
+  } catch {
+    return Object.prototype.toString.call(v);
+  }
+}
+
+/** Whether a parsed JSON value nests at most `max` levels (recursion bounded by `max`). */
+function depthAtMost(v: unknown, max: number): boolean {
+  if (v === null || typeof v !== 'object') return true;
+  if (max <= 0) return false;
+  for (const x of Object.values(v)) if (!depthAtMost(x, max - 1)) return false;
+  return true;
 }
 
 /** Classifies an already-parsed JSON value (also used for the elements of a batch). */
@@ -57,7 +81,8 @@ export function classifyValue(value: unknown, frameBytes: number): Classified {
         if (typeof p.progress === 'number') out.progress = p.progress;
         if (typeof p.total === 'number') out.total = p.total;
       }
-      if (frameBytes <= KEEP_PARAMS_BYTES) out.params = params;
+      if (frameBytes <= KEEP_PARAMS_BYTES && depthAtMost(params, KEEP_PARAMS_DEPTH))
+        out.params = params;
     }
     return out;
   }
@@ -70,7 +95,7 @@ export function classifyValue(value: unknown, frameBytes: number): Classified {
       const eo = (e ?? {}) as Record<string, unknown>;
       out.error = {
         code: typeof eo.code === 'number' ? eo.code : 0,
-        message: shorten(typeof eo.message === 'string' ? eo.message : String(eo.message)),
+        message: shorten(safeText(eo.message)),
       };
     }
     return out;

@@ -13,6 +13,7 @@ export interface DispatcherOptions {
   consume(frame: Frame): void;
   credit(frames: number, bytes: number): void;
   delayMs: number;
+  onError?(e: unknown): void;
 }
 
 export class Dispatcher {
@@ -23,6 +24,7 @@ export class Dispatcher {
   private stopped = false;
   maxDepth = 0;
   consumed = 0;
+  consumeErrors = 0;
 
   constructor(private readonly opts: DispatcherOptions) {
     this.delayMs = opts.delayMs;
@@ -62,10 +64,20 @@ export class Dispatcher {
       const f = this.take();
       frames += 1;
       bytes += f.bytes;
-      this.opts.consume(f);
+      this.consumeSafely(f);
     }
     this.compact();
     if (frames > 0) this.opts.credit(frames, bytes);
+  }
+
+  /** A consumer that throws must not cost the worker its credits (it would stall the pipe). */
+  private consumeSafely(f: Frame): void {
+    try {
+      this.opts.consume(f);
+    } catch (e) {
+      this.consumeErrors += 1;
+      this.opts.onError?.(e);
+    }
   }
 
   private take(): Frame {
@@ -90,7 +102,7 @@ export class Dispatcher {
       this.timer = null;
       if (this.stopped || this.depth === 0) return;
       const f = this.take();
-      this.opts.consume(f);
+      this.consumeSafely(f);
       this.opts.credit(1, f.bytes);
       this.compact();
       if (this.delayMs === 0) this.drainNow();

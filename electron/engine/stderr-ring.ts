@@ -12,6 +12,10 @@ export interface StderrChunk {
 
 export class StderrRing {
   private chunks: StderrChunk[] = [];
+  /** Raw bytes received for each chunk: the decoded text's UTF-8 length differs (U+FFFD is 3
+   * bytes for 1 invalid byte; a split character moves to the next chunk), so counting the text
+   * would let the bound drift and the ring grow without limit. */
+  private sizes: number[] = [];
   private bytes = 0;
   droppedBytes = 0;
   private readonly decoder = new TextDecoder('utf-8', { fatal: false });
@@ -27,11 +31,11 @@ export class StderrRing {
     }
     const text = this.decoder.decode(slice, { stream: true });
     this.chunks.push({ t, text });
+    this.sizes.push(slice.length);
     this.bytes += slice.length;
     while (this.bytes > this.maxBytes && this.chunks.length > 1) {
-      const gone = this.chunks.shift();
-      if (!gone) break;
-      const n = Buffer.byteLength(gone.text);
+      this.chunks.shift();
+      const n = this.sizes.shift() ?? 0;
       this.bytes -= n;
       this.droppedBytes += n;
     }

@@ -1,0 +1,231 @@
+import { createHash } from 'node:crypto';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
+import { describe, expect, it } from 'vitest';
+import { FrameStore, type FrameSummary } from './frame-store.js';
+
+type Info = Parameters<FrameStore['add']>[0];
+
+const info = (over: Partial<Info> = {}): Info => ({
+  dir: 'in',
+  t: 0,
+  offset: 0,
+  kind: 'response',
+  ...over,
+});
+
+/** A frame in its own memory (as the worker's big frames arrive). */
+const own = (n: number, fill = 0x61): Buffer => Buffer.alloc(n, fill);
+
+function fill(store: FrameStore, sizes: number[]): FrameSummary[] {
+  return sizes.map((n, i) => store.add(info({ offset: i }), own(n, 0x30 + (i % 10))));
+}
+
+describe('FrameStore summaries', () => {
+  it('numbers frames from 1 and summarizes them with a bounded preview', () => {
+    const store = new FrameStore();
+    const text = `{"jsonrpc":"2.0","id":1,"result":{"s":"${'y'.repeat(1000)}"}}`;
+    const s = store.add(info({ id: 1, t: 5, offset: 10 }), Buffer.from(text));
+    expect(s).toMatchObject({ seq: 1, dir: 'in', t: 5, offset: 10, id: 1, held: true });
+    expect(s.bytes).toBe(Buffer.byteLength(text));
+    expect(s.preview).toBe(text.slice(0, 240));
+    expect(store.add(info({ dir: 'out', offset: null }), Buffer.from('{}')).seq).toBe(2);
+    expect(store.size).toBe(2);
+    expect(store.heldBytes).toBe(Buffer.byteLength(text) + 2);
+  });
+
+  it('lists summaries from a sequence number with a limit, and the last n', () => {
+    const store = new FrameStore();
+    fill(store, [1, 2, 3, 4, 5]);
+    expect(store.summaries(3).map((s) => s.seq)).toEqual([3, 4, 5]);
+    expect(store.summaries(0, 2).map((s) => s.seq)).toEqual([1, 2]);
+    expect(store.last(2).map((s) => s.seq)).toEqual([4, 5]);
+    expect(store.last(100).map((s) => s.seq)).toEqual([1, 2, 3, 4, 5]);
+    expect(store.last(0)).toEqual([]);
+  });
+
+  it('evicts the oldest summaries past the cap and counts them', () => {
+    const store = new FrameStore(1 << 20, 3);
+    const all = fill(store, [10, 20, 30, 40, 50]);
+    expect(store.size).toBe(3);
+    expect(store.evictedSummaries).toBe(2);
+    expect(store.summaries().map((s) => s.seq)).toEqual([3, 4, 5]);
+    // A summary handed out earlier no longer claims its bytes are held.
+    expect(all[0].held).toBe(false);
+    expect(all[2].held).toBe(true);
+    expect(store.page(all[0].seq, 0, 10)).toBeNull();
+    expect(store.sha256(all[1].seq)).toBeNull();
+    expect(store.page(all[2].seq, 0, 100)?.length).toBe(30);
+    // Evicted summaries release their bytes from the accounting.
+    expect(store.heldBytes).toBe(30 + 40 + 50);
+  });
+
+  it('keeps lookups right across the internal compaction (more than 4096 evictions)', () => {
+    const store = new FrameStore(1 << 30, 100);
+    const sums = fill(
+      store,
+      Array.from({ length: 10_000 }, (_, i) => (i % 50) + 1),
+    );
+    expect(store.size).toBe(100);
+    expect(store.evictedSummaries).toBe(9_900);
+    const last = sums.at(-1);
+    const first = store.summaries()[0];
+    expect(first.seq).toBe(9_901);
+    expect(last && store.page(last.seq, 0, 1000)?.length).toBe(last?.bytes);
+    expect(store.page(first.seq, 0, 1000)?.length).toBe(first.bytes);
+    expect(store.page(9_900, 0, 10)).toBeNull();
+    expect(store.heldBytes).toBe(store.summaries().reduce((a, s) => a + (s.held ? s.bytes : 0), 0));
+  });
+});
+
+describe('FrameStore byte budget', () => {
+  it('drops the oldest bytes first and keeps their summaries, marked not held', () => {
+    const store = new FrameStore(100);
+    const s = fill(store, [40, 40, 40, 40]);
+    expect(store.heldBytes).toBe(80);
+    expect(store.droppedBytes).toBe(80);
+    expect(store.size).toBe(4);
+    expect(s.map((x) => x.held)).toEqual([false, false, true, true]);
+    expect(store.summaries().map((x) => x.held)).toEqual([false, false, true, true]);
+    expect(store.page(1, 0, 10)).toBeNull();
+    expect(store.sha256(2)).toBeNull();
+    expect(store.page(3, 0, 100)?.length).toBe(40);
+  });
+
+  it('never holds more than the budget, whatever the sizes', () => {
+    const store = new FrameStore(1000);
+    let seen = 0;
+    for (let i = 0; i < 500; i++) {
+      const n = (i * 37) % 400;
+      store.add(info(), own(n));
+      seen += n;
+      expect(store.heldBytes).toBeLessThanOrEqual(1000);
+    }
+    expect(store.heldBytes + store.droppedBytes).toBe(seen);
+  });
+
+  it('does not hold a frame larger than the whole budget, and keeps the others', () => {
+    const store = new FrameStore(100);
+    store.add(info(), own(50));
+    const big = store.add(info(), own(101));
+    expect(big.held).toBe(false);
+    expect(big.bytes).toBe(101);
+    expect(store.heldBytes).toBe(50);
+    expect(store.page(1, 0, 50)?.length).toBe(50);
+    expect(store.page(big.seq, 0, 10)).toBeNull();
+  });
+
+  it('holds a frame exactly at the budget', () => {
+    const store = new FrameStore(100);
+    store.add(info(), own(10));
+    const s = store.add(info(), own(100));
+    expect(s.held).toBe(true);
+    expect(store.heldBytes).toBe(100);
+    expect(store.page(1, 0, 10)).toBeNull();
+  });
+
+  it('clear() forgets everything', () => {
+    const store = new FrameStore(100);
+    fill(store, [10, 20]);
+    store.clear();
+    expect(store.size).toBe(0);
+    expect(store.heldBytes).toBe(0);
+    expect(store.summaries()).toEqual([]);
+    expect(store.page(1, 0, 10)).toBeNull();
+  });
+});
+
+describe('FrameStore pages', () => {
+  const data = Buffer.from('0123456789abcdefghij');
+  const store = new FrameStore();
+  const seq = store.add(info(), data).seq;
+
+  it('returns the requested slice with its bounds', () => {
+    const p = store.page(seq, 5, 4);
+    expect(p).toMatchObject({ seq, offset: 5, length: 4, totalBytes: 20 });
+    expect(p?.data.toString()).toBe('5678');
+  });
+
+  it('clamps a negative offset to 0 and a long length to the end', () => {
+    const p = store.page(seq, -10, 1000);
+    expect(p).toMatchObject({ offset: 0, length: 20 });
+    expect(p?.data.toString()).toBe(data.toString());
+  });
+
+  it('gives an empty page past the end and for a negative length', () => {
+    expect(store.page(seq, 25, 5)).toMatchObject({ offset: 20, length: 0 });
+    expect(store.page(seq, 25, 5)?.data.length).toBe(0);
+    expect(store.page(seq, 3, -4)).toMatchObject({ offset: 3, length: 0 });
+  });
+
+  it('returns null for unknown sequence numbers', () => {
+    expect(store.page(0, 0, 1)).toBeNull();
+    expect(store.page(-1, 0, 1)).toBeNull();
+    expect(store.page(seq + 1, 0, 1)).toBeNull();
+    expect(store.page(1.5, 0, 1)).toBeNull();
+  });
+
+  it('hashes the held bytes with sha256', () => {
+    expect(store.sha256(seq)).toBe(createHash('sha256').update(data).digest('hex'));
+    expect(store.sha256(seq + 1)).toBeNull();
+  });
+});
+
+describe('FrameStore memory', () => {
+  it('copies a small view into a big shared batch buffer', () => {
+    const batch = Buffer.alloc(1 << 20, 0x62);
+    const view = batch.subarray(1000, 1100);
+    const store = new FrameStore();
+    const s = store.add(info(), view);
+    expect(store.heldBytes).toBe(100);
+    const p = store.page(s.seq, 0, 100);
+    expect(p?.data.equals(view)).toBe(true);
+    // Not a view of the batch: the batch's megabyte can be freed.
+    expect(p?.data.buffer).not.toBe(batch.buffer);
+    expect(p?.data.buffer.byteLength).toBeLessThan(batch.length);
+    batch.fill(0);
+    expect(store.page(s.seq, 0, 3)?.data.toString()).toBe('bbb');
+  });
+
+  it('keeps a frame that owns its buffer without copying', () => {
+    const frame = own(300_000);
+    const store = new FrameStore();
+    const s = store.add(info(), frame);
+    expect(store.page(s.seq, 0, 10)?.data.buffer).toBe(frame.buffer);
+  });
+
+  it('releases the bytes of evicted summaries', async () => {
+    setFlagsFromString('--expose-gc');
+    const gc = runInNewContext('gc') as () => void;
+    const store = new FrameStore(1 << 30, 2);
+    let first: Buffer | null = own(1 << 20);
+    const ref = new WeakRef(first);
+    store.add(info(), first);
+    first = null;
+    // Two more frames evict the first summary (the byte budget never fired).
+    store.add(info(), own(10));
+    store.add(info(), own(10));
+    expect(store.evictedSummaries).toBe(1);
+    for (let i = 0; i < 5 && ref.deref() !== undefined; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 0));
+      gc();
+    }
+    expect(ref.deref()).toBeUndefined();
+  });
+
+  it('adds 200k small frames quickly within both bounds', () => {
+    const store = new FrameStore(4 << 20, 50_000);
+    const batch = Buffer.alloc(1 << 20, 0x63);
+    const start = performance.now();
+    for (let i = 0; i < 200_000; i++) {
+      const at = (i * 97) % (batch.length - 200);
+      store.add(info({ offset: i, t: i }), batch.subarray(at, at + 50 + (i % 100)));
+    }
+    const elapsed = performance.now() - start;
+    expect(store.size).toBe(50_000);
+    expect(store.evictedSummaries).toBe(150_000);
+    expect(store.heldBytes).toBeLessThanOrEqual(4 << 20);
+    expect(store.page(200_000, 0, 1000)?.length).toBe(50 + (199_999 % 100));
+    expect(elapsed).toBeLessThan(1000);
+  });
+});
