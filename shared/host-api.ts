@@ -91,6 +91,8 @@ export interface ImportedServer {
   env: Record<string, string>;
   cwd?: string;
   source: string;
+  /** What the importer left as is (placeholders such as ${input:…}, an envFile not loaded). */
+  notes?: string[];
 }
 
 export interface ImportResult {
