@@ -1,0 +1,2 @@
+/** stderr feature: the bounded, virtualized stderr panel. */
+export { StderrPanel, type StderrPanelProps } from './StderrPanel.js';
