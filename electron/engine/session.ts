@@ -67,6 +67,10 @@ export interface SessionEvents {
   finding: [finding: LiveFinding, isNew: boolean];
   exit: [exit: ExitInfo];
   tick: [metrics: LiveMetrics];
+  /** The framer hit maxFrameBytes (`start`) and found the next newline (`end`): for traces. */
+  oversize: [
+    info: { phase: 'start' | 'end'; offset: number; bytes: number; atEof: boolean; t: number },
+  ];
 }
 
 export class SessionError extends Error {
@@ -197,6 +201,7 @@ export class Session extends EventEmitter<SessionEvents> {
       this.emit('stderr', text, at);
     });
     t.on('oversize', (o) => {
+      this.emit('oversize', o);
       if (o.phase === 'start') {
         this.frames.add(
           { dir: 'in', t: o.t, offset: o.offset, kind: 'oversize', problem: 'over maxFrameBytes' },

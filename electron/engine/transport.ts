@@ -119,6 +119,10 @@ export class Transport extends EventEmitter<TransportEvents> {
     });
     this.worker.on('message', (msg: FromWorker) => this.onMessage(msg));
     this.worker.on('error', (e) => this.onWorkerGone(`transport worker failed: ${e.message}`));
+    // A batch that cannot be deserialized would be lost with its credits: treat it as fatal.
+    this.worker.on('messageerror', (e) =>
+      this.onWorkerGone(`transport worker message could not be decoded: ${e.message}`),
+    );
     this.worker.on('exit', (code) => {
       if (!this.stopResult) this.onWorkerGone(`transport worker exited (code ${code})`);
     });

@@ -43,6 +43,9 @@ export function registerProduce(server: DemoServer, options: ProduceOptions): vo
           });
         }
       }
+      // Say on stderr where the loop ended, so a person (and a test) sees the producer stop.
+      if (signal?.aborted)
+        server.log(`produce stopped after ${done} of ${steps} steps (cancelled)`);
       // After a cancellation the SDK drops this result (the spec says not to answer);
       // it is returned only so the handler settles.
       return textResult(`produced ${done} of ${steps} steps`);
