@@ -77,6 +77,12 @@ describe('cancellation reaches the producer', () => {
     expect(session.liveMetrics().cancellationsSent).toBe(1);
     expect(session.liveMetrics().lateResponses).toBe(0);
     expect(findingCodes(session)).not.toContain('cancel-ignored');
+    // The producer itself says its loop ended because of the cancellation.
+    await waitFor(
+      () => /produce stopped after \d+ of 50 steps \(cancelled\)/.test(session.stderr.text()),
+      2000,
+      'the producer to log that it stopped',
+    );
   });
 
   it('slow-producer: cancel before work starts → no progress at all, no answer', async () => {
