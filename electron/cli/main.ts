@@ -4,6 +4,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
+import { runWebCommand, type WebCommandOptions } from '../web/run.js';
 import {
   DemoError,
   demoListJson,
@@ -14,6 +15,7 @@ import {
 } from './demo.js';
 import { formatHumanReport } from './human-report.js';
 import { type ProbeOptions, runProbe } from './probe.js';
+import { probeTrace, registerTraceCommands } from './trace-commands.js';
 
 class UsageError extends Error {}
 
@@ -98,9 +100,9 @@ async function probeCommand(argv: string[], flags: ProbeFlags, cmd: Command): Pr
       ...explicit,
     };
   }
-  if (flags.trace)
-    throw new UsageError('--trace: trace recording is not available in this build yet');
-  const outcome = await runProbe(options);
+  const trace = flags.trace ? probeTrace(flags.trace) : null;
+  const outcome = await runProbe(trace ? { ...options, onSession: trace.attach } : options);
+  await trace?.finish(outcome.startError);
   if (flags.json) process.stdout.write(`${JSON.stringify(outcome.report, null, 2)}\n`);
   else process.stdout.write(formatHumanReport(outcome));
   if (outcome.startError) process.stderr.write(`pipescope: ${outcome.startError}\n`);
@@ -190,6 +192,19 @@ export function buildProgram(): Command {
         flags.json ? `${JSON.stringify(demoListJson(), null, 2)}\n` : formatDemoList(),
       );
     });
+
+  program
+    .command('web')
+    .description('browser mode: serve the app on 127.0.0.1 with a per-launch token')
+    .option('--port <n>', 'port to listen on (0 = any free port)', intArg('--port'), 0)
+    .option('--no-open', 'do not open a browser')
+    .option('--host <addr>', 'interface to bind (not loopback: needs --allow-remote)')
+    .option('--allow-remote', 'allow a non-loopback --host (other machines can connect)')
+    .action(async (flags: WebCommandOptions) => {
+      process.exitCode = await runWebCommand(flags);
+    });
+
+  registerTraceCommands(program);
 
   program
     .command('start')

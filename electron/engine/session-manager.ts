@@ -65,6 +65,14 @@ export class SessionManager {
   subscribe(listener: (e: HostEvent) => void): () => void {
     this.listeners.add(listener);
     listener({ type: 'sessions', sessions: this.infos() });
+    // A late subscriber (page reload, browser-mode reconnect) would otherwise see nothing of an
+    // idle session: snapshots are sent only when dirty and carry only changed requests. The
+    // next flush resends metrics, findings and every request record (upserts by id: harmless
+    // for subscribers that already had them).
+    for (const m of this.sessions.values()) {
+      for (const r of m.session.requests.all()) m.requests.set(r.id, r);
+      m.dirty = true;
+    }
     return () => this.listeners.delete(listener);
   }
 

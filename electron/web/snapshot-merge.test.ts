@@ -1,0 +1,69 @@
+import { describe, expect, it } from 'vitest';
+import type { FrameSummary } from '../../shared/frames.js';
+import type { SessionInfo, SessionSnapshot } from '../../shared/host-api.js';
+import { emptyLiveMetrics } from '../../shared/metrics.js';
+import type { RequestRecord } from '../../shared/requests.js';
+import { mergeSnapshots } from './snapshot-merge.js';
+
+const request = (id: number, status: RequestRecord['status']): RequestRecord =>
+  ({ id, method: 'tools/call', status }) as RequestRecord; // only the fields merge reads
+
+function snap(seq: number, over: Partial<SessionSnapshot> = {}): SessionSnapshot {
+  return {
+    sessionId: 's',
+    seq,
+    info: { id: 's', title: `t${seq}` } as SessionInfo, // whole value: only identity matters
+    metrics: { ...emptyLiveMetrics(), frames: seq },
+    point: {
+      t: seq,
+      stdoutRate: 0,
+      stderrRate: 0,
+      dispatcherDepth: 0,
+      dispatcherWaitMs: 0,
+      largestFrameBytes: 0,
+    },
+    requests: [],
+    frames: [],
+    framesSkipped: 0,
+    frameSizes: [],
+    stderr: '',
+    stderrSkipped: 0,
+    findings: [],
+    ...over,
+  };
+}
+
+describe('mergeSnapshots', () => {
+  it('takes whole values from the newer and keeps every request delta (newest status wins)', () => {
+    const merged = mergeSnapshots(
+      snap(1, { requests: [request(1, 'pending'), request(2, 'pending')] }),
+      snap(2, { requests: [request(1, 'completed')] }),
+    );
+    expect(merged.seq).toBe(2);
+    expect(merged.info.title).toBe('t2');
+    expect(merged.metrics.frames).toBe(2);
+    expect(merged.requests.map((r) => [r.id, r.status])).toEqual([
+      [1, 'completed'],
+      [2, 'pending'],
+    ]);
+  });
+
+  it('caps frames and stderr like the SessionManager and counts what the caps cut', () => {
+    const frames = (n: number): FrameSummary[] =>
+      Array.from({ length: n }, (_, i) => ({ seq: i }) as FrameSummary);
+    const merged = mergeSnapshots(
+      snap(1, {
+        frames: frames(150),
+        framesSkipped: 3,
+        stderr: 'a'.repeat(40_000),
+        stderrSkipped: 1,
+      }),
+      snap(2, { frames: frames(150), framesSkipped: 2, stderr: 'b'.repeat(40_000) }),
+    );
+    expect(merged.frames).toHaveLength(200);
+    expect(merged.framesSkipped).toBe(3 + 2 + 100);
+    expect(merged.stderr).toHaveLength(64 * 1024);
+    expect(merged.stderrSkipped).toBe(1 + 80_000 - 64 * 1024);
+    expect(merged.stderr.startsWith('a')).toBe(true);
+  });
+});
