@@ -1,0 +1,74 @@
+/**
+ * Wires the frames log (features/frames) to the store: the capped list of summaries, the
+ * selected frame, and the paged viewer that fetches bytes from the host on demand (a 64 MiB
+ * frame never reaches the renderer whole).
+ */
+import { type ReactElement, useCallback } from 'react';
+import type { FramePage } from '../../../shared/frames';
+import type { Result } from '../../../shared/result';
+import { useHost } from '../../app/host-context';
+import { formatCount } from '../../components/format';
+import { appStore, useApp } from '../../store';
+import { FramesPanel, FrameViewer } from '../frames/index';
+
+const EMPTY: never[] = [];
+
+export function FramesSection({ sessionId }: { sessionId: string }): ReactElement {
+  const frames = useApp((s) => s.bySession[sessionId]?.frames ?? EMPTY);
+  const skipped = useApp((s) => s.bySession[sessionId]?.framesSkipped ?? 0);
+  const selectedSeq = useApp((s) => s.selection[sessionId]?.frameSeq ?? null);
+  const onOpen = useCallback(
+    (seq: number) => appStore.getState().selectFrame(sessionId, seq),
+    [sessionId],
+  );
+  return (
+    <section className="log-section frames-section" data-testid="frames-section">
+      <header className="panel-head">
+        <h2>Frames</h2>
+        <span
+          className="panel-actions muted small-text"
+          data-testid="frames-skipped"
+          data-skipped={skipped}
+        >
+          {skipped > 0
+            ? `${formatCount(skipped)} summaries not shown (list capped; counted)`
+            : 'click a frame to page through its bytes'}
+        </span>
+      </header>
+      <div className="log-body">
+        <FramesPanel frames={frames} onOpen={onOpen} selectedSeq={selectedSeq} />
+      </div>
+    </section>
+  );
+}
+
+/** The viewer drawer for the selected frame (rendered above the dashboard). */
+export function FrameViewerDrawer({ sessionId }: { sessionId: string }): ReactElement | null {
+  const host = useHost();
+  const seq = useApp((s) => s.selection[sessionId]?.frameSeq ?? null);
+  const summary = useApp((s) =>
+    seq === null ? undefined : s.bySession[sessionId]?.frames.find((f) => f.seq === seq),
+  );
+  const fetchPage = useCallback(
+    async (offset: number, length: number): Promise<Result<FramePage>> => {
+      if (seq === null)
+        return { ok: false, error: { code: 'ENOFRAME', message: 'no frame selected' } };
+      try {
+        return await host.invoke('frame:page', { sessionId, seq, offset, length });
+      } catch (e) {
+        return {
+          ok: false,
+          error: { code: 'EHOST', message: e instanceof Error ? e.message : String(e) },
+        };
+      }
+    },
+    [host, sessionId, seq],
+  );
+  const onClose = useCallback(() => appStore.getState().selectFrame(sessionId, null), [sessionId]);
+  if (!summary) return null;
+  return (
+    <aside className="drawer" data-testid="frame-viewer-drawer">
+      <FrameViewer key={summary.seq} summary={summary} fetchPage={fetchPage} onClose={onClose} />
+    </aside>
+  );
+}

@@ -1,0 +1,63 @@
+import type { ReactElement } from 'react';
+import { useApp } from '../../store';
+import { formatArgv } from '../start/argv';
+import type { SessionActions } from './useSessionActions';
+
+/** What runs (the exact argv), what answered (serverInfo) and the stop/close actions. */
+export function SessionHeader({
+  sessionId,
+  actions,
+}: {
+  sessionId: string;
+  actions: SessionActions;
+}): ReactElement | null {
+  const info = useApp((s) => s.bySession[sessionId]?.info);
+  if (!info) return null;
+  const live = info.state === 'running' || info.state === 'starting';
+  return (
+    <div className="session-header">
+      <div className="session-title">
+        <h1>{info.title}</h1>
+        <span className="state-badge" data-state={info.state} data-testid="session-state">
+          {info.state}
+        </span>
+        {info.serverInfo ? (
+          <span className="server-info" data-testid="server-info">
+            {info.serverInfo.name} {info.serverInfo.version} · protocol{' '}
+            {info.serverInfo.protocolVersion}
+          </span>
+        ) : info.handshakeError ? (
+          <span className="error-text" data-testid="handshake-error">
+            handshake failed: {info.handshakeError}
+          </span>
+        ) : (
+          <span className="muted">handshake…</span>
+        )}
+      </div>
+      <code
+        className="argv"
+        title={info.cwd ? `cwd: ${info.cwd}` : undefined}
+        data-testid="session-argv"
+      >
+        {formatArgv([info.command, ...info.args])}
+      </code>
+      {info.envNames.length > 0 ? (
+        <span className="muted small-text">
+          env: {info.envNames.map((n) => `${n}=•••`).join(' ')}
+        </span>
+      ) : null}
+      {info.startError ? <p className="error-text">{info.startError}</p> : null}
+      <div className="session-actions">
+        <button
+          type="button"
+          className="small"
+          data-testid="stop-session"
+          disabled={!live}
+          onClick={() => void actions.stop()}
+        >
+          Stop
+        </button>
+      </div>
+    </div>
+  );
+}

@@ -1,0 +1,57 @@
+/**
+ * One session's dashboard. Each child subscribes to its own slice of the store, so this
+ * component re-renders only when the session's state or handshake changes.
+ */
+import './dashboard.css';
+import type { ReactElement } from 'react';
+import { useApp } from '../../store';
+import { handshakeState } from '../../store/selectors';
+import { LiveCharts } from '../charts/LiveCharts';
+import { RequestComposer } from '../composer/RequestComposer';
+import { DemoControls } from '../controls/DemoControls';
+import { CounterStrip } from '../counters/CounterStrip';
+import { FindingsPanel } from '../findings/FindingsPanel';
+import { RequestsTable } from '../requests/RequestsTable';
+import { useSessionShortcuts } from '../shortcuts/useSessionShortcuts';
+import { FramesSection, FrameViewerDrawer } from './FramesSection';
+import { SessionHeader } from './SessionHeader';
+import { StderrSection } from './StderrSection';
+import { useSessionActions } from './useSessionActions';
+
+export function SessionView({ sessionId }: { sessionId: string }): ReactElement {
+  const state = useApp((s) => s.bySession[sessionId]?.info.state ?? 'starting');
+  const handshake = useApp((s) => {
+    const data = s.bySession[sessionId];
+    return data ? handshakeState(data) : 'pending';
+  });
+  const actions = useSessionActions(sessionId);
+  useSessionShortcuts(sessionId, actions);
+  return (
+    <div
+      className="session"
+      data-testid="session-view"
+      data-session-id={sessionId}
+      data-session-state={state}
+      data-handshake={handshake}
+    >
+      <div className="session-top">
+        <SessionHeader sessionId={sessionId} actions={actions} />
+        <DemoControls sessionId={sessionId} actions={actions} />
+      </div>
+      <CounterStrip sessionId={sessionId} />
+      <div className="dashboard">
+        <div className="dash-main">
+          <LiveCharts sessionId={sessionId} />
+          <RequestsTable sessionId={sessionId} actions={actions} />
+          <FramesSection sessionId={sessionId} />
+        </div>
+        <div className="dash-side">
+          <FindingsPanel sessionId={sessionId} />
+          <RequestComposer sessionId={sessionId} actions={actions} />
+          <StderrSection sessionId={sessionId} />
+        </div>
+      </div>
+      <FrameViewerDrawer sessionId={sessionId} />
+    </div>
+  );
+}

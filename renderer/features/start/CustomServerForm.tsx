@@ -1,0 +1,166 @@
+/**
+ * Run any stdio MCP server: command, args (one per line or shell-like, never through a shell),
+ * cwd, env, reader mode and frame limit. The exact argv is shown before it runs.
+ */
+import { type ReactElement, useState } from 'react';
+import type { ReaderMode } from '../../../shared/session-config';
+import { ErrorText } from '../../components/ErrorText';
+import { Segmented } from '../../components/Segmented';
+import { type ArgsMode, parseArgs } from './argv';
+import { CommandPreview } from './CommandPreview';
+import { ENV_NAME, type EnvRow, EnvRows } from './EnvRows';
+import { useStartSession } from './useStartSession';
+
+const MIB = 1024 * 1024;
+const READER_MODES = ['drain', 'paused', 'naive'] as const satisfies readonly ReaderMode[];
+
+export function CustomServerForm(): ReactElement {
+  const [name, setName] = useState('');
+  const [command, setCommand] = useState('');
+  const [argsText, setArgsText] = useState('');
+  const [argsMode, setArgsMode] = useState<ArgsMode>('lines');
+  const [cwd, setCwd] = useState('');
+  const [env, setEnv] = useState<EnvRow[]>([]);
+  const [readerMode, setReaderMode] = useState<ReaderMode>('drain');
+  const [maxFrameMiB, setMaxFrameMiB] = useState('32');
+  const start = useStartSession();
+
+  const args = parseArgs(argsText, argsMode);
+  const maxFrameBytes = Math.round(Number(maxFrameMiB) * MIB);
+  const badEnv = env.find((r) => r.name !== '' && !ENV_NAME.test(r.name));
+  const problem =
+    command.trim() === ''
+      ? 'Enter a command.'
+      : !args.ok
+        ? args.error.message
+        : badEnv
+          ? `"${badEnv.name}" is not a valid variable name.`
+          : !(maxFrameBytes >= 1 && maxFrameBytes <= 2 ** 31)
+            ? 'Max frame must be between 1 byte and 2 GiB.'
+            : null;
+  const argv = [command.trim(), ...(args.ok ? args.value : [])].filter((a, i) => i > 0 || a !== '');
+  const envNames = env.filter((r) => r.name !== '').map((r) => r.name);
+
+  const submit = (): void => {
+    if (problem || !args.ok) return;
+    void start.run({
+      server: {
+        name: name.trim() || undefined,
+        command: command.trim(),
+        args: args.value,
+        cwd: cwd.trim() || undefined,
+        env: Object.fromEntries(env.filter((r) => r.name !== '').map((r) => [r.name, r.value])),
+      },
+      readerMode,
+      maxFrameBytes,
+    });
+  };
+
+  return (
+    <form
+      className="custom-form"
+      data-testid="custom-server-form"
+      onSubmit={(e) => {
+        e.preventDefault();
+        submit();
+      }}
+    >
+      <label>
+        <span>command</span>
+        <input
+          className="mono"
+          value={command}
+          placeholder="node, npx, python3, /path/to/server"
+          spellCheck={false}
+          data-testid="custom-command"
+          onChange={(e) => setCommand(e.target.value)}
+        />
+      </label>
+      <label>
+        <span className="label-row">
+          args
+          <Segmented
+            label="argument syntax"
+            options={['lines', 'shell'] as const}
+            value={argsMode}
+            onChange={setArgsMode}
+            testIdPrefix="args-mode-"
+          />
+        </span>
+        <textarea
+          className="mono"
+          rows={3}
+          value={argsText}
+          spellCheck={false}
+          data-testid="custom-args"
+          placeholder={
+            argsMode === 'lines'
+              ? 'one argument per line'
+              : `server.js --name 'with spaces'  (quotes group; nothing expands)`
+          }
+          onChange={(e) => setArgsText(e.target.value)}
+        />
+      </label>
+      <div className="form-row">
+        <label>
+          <span>name</span>
+          <input
+            value={name}
+            placeholder="(from the command)"
+            onChange={(e) => setName(e.target.value)}
+          />
+        </label>
+        <label>
+          <span>cwd</span>
+          <input
+            className="mono"
+            value={cwd}
+            placeholder="(host default)"
+            spellCheck={false}
+            onChange={(e) => setCwd(e.target.value)}
+          />
+        </label>
+      </div>
+      <fieldset className="env">
+        <legend>environment</legend>
+        <EnvRows rows={env} onChange={setEnv} />
+      </fieldset>
+      <div className="form-row">
+        <div className="control">
+          <span className="control-label">reader</span>
+          <Segmented
+            label="reader mode"
+            options={READER_MODES}
+            value={readerMode}
+            onChange={setReaderMode}
+          />
+        </div>
+        <label className="control">
+          <span className="control-label">max frame</span>
+          <input
+            className="mono num-input"
+            value={maxFrameMiB}
+            inputMode="decimal"
+            onChange={(e) => setMaxFrameMiB(e.target.value)}
+          />
+          <span className="control-unit">MiB</span>
+        </label>
+      </div>
+      <CommandPreview argv={argv} cwd={cwd.trim() || undefined} envNames={envNames} />
+      <div className="form-actions">
+        <span className="muted small-text">
+          {problem ?? 'This exact argv will be spawned, without a shell.'}
+        </span>
+        <button
+          type="submit"
+          className="primary"
+          data-testid="custom-start"
+          disabled={problem !== null || start.pending}
+        >
+          {start.pending ? 'Starting…' : 'Run server'}
+        </button>
+      </div>
+      <ErrorText message={start.error} />
+    </form>
+  );
+}

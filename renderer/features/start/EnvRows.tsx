@@ -1,0 +1,72 @@
+import type { ReactElement } from 'react';
+
+export interface EnvRow {
+  key: number;
+  name: string;
+  value: string;
+}
+
+interface EnvRowsProps {
+  rows: EnvRow[];
+  onChange(rows: EnvRow[]): void;
+}
+
+let nextKey = 1;
+
+export function newEnvRow(name = '', value = ''): EnvRow {
+  nextKey += 1;
+  return { key: nextKey, name, value };
+}
+
+export const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+/** Environment rows; values are password inputs (they are secrets more often than not). */
+export function EnvRows({ rows, onChange }: EnvRowsProps): ReactElement {
+  const update = (key: number, patch: Partial<EnvRow>): void =>
+    onChange(rows.map((r) => (r.key === key ? { ...r, ...patch } : r)));
+  return (
+    <div className="env-rows">
+      {rows.map((r) => (
+        <div key={r.key} className="env-row" data-invalid={r.name !== '' && !ENV_NAME.test(r.name)}>
+          <input
+            className="mono"
+            placeholder="NAME"
+            aria-label="variable name"
+            value={r.name}
+            spellCheck={false}
+            onChange={(e) => update(r.key, { name: e.target.value })}
+          />
+          <input
+            className="mono"
+            type="password"
+            placeholder="value"
+            aria-label={`value of ${r.name || 'variable'}`}
+            autoComplete="off"
+            value={r.value}
+            onChange={(e) => update(r.key, { value: e.target.value })}
+          />
+          <button
+            type="button"
+            className="small"
+            aria-label="remove variable"
+            onClick={() => onChange(rows.filter((x) => x.key !== r.key))}
+          >
+            ×
+          </button>
+        </div>
+      ))}
+      <button
+        type="button"
+        className="small"
+        data-testid="add-env"
+        onClick={() => onChange([...rows, newEnvRow()])}
+      >
+        + variable
+      </button>
+      <small className="muted">
+        Added to a minimal environment (HOME, PATH, USER…); the host keeps the values, the UI only
+        shows names.
+      </small>
+    </div>
+  );
+}

@@ -1,0 +1,36 @@
+/** The first screen: the demo catalog, a custom server, and servers from other hosts' configs. */
+import './start.css';
+import type { ReactElement } from 'react';
+import { Panel } from '../../components/Panel';
+import { CustomServerForm } from './CustomServerForm';
+import { DemoCatalog } from './DemoCatalog';
+import { DiscoveredConfigs } from './DiscoveredConfigs';
+import { ImportConfig } from './ImportConfig';
+
+export function StartScreen(): ReactElement {
+  return (
+    <div className="start" data-testid="start-screen">
+      <section className="start-catalog">
+        <div className="start-intro">
+          <h1>Watch the pipe, not just the messages.</h1>
+          <p className="muted">
+            Each demo is a small MCP server that misbehaves on purpose. Start one, follow its steps,
+            and watch the counters and findings explain what a stuck stdio pipe looks like.
+          </p>
+        </div>
+        <DemoCatalog />
+      </section>
+      <aside className="start-side">
+        <Panel title="Run a server" testId="custom-server">
+          <CustomServerForm />
+        </Panel>
+        <Panel title="Import from another host">
+          <ImportConfig />
+        </Panel>
+        <Panel title="Found on this machine">
+          <DiscoveredConfigs />
+        </Panel>
+      </aside>
+    </div>
+  );
+}

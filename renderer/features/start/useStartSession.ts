@@ -1,0 +1,21 @@
+/** Starts a session (demo, custom or imported server) and opens its tab on success. */
+import { useCallback } from 'react';
+import type { SessionInfo, StartSessionRequest } from '../../../shared/host-api';
+import type { Result } from '../../../shared/result';
+import { useHost } from '../../app/host-context';
+import { type AsyncAction, useAsyncAction } from '../../components/useAsyncAction';
+import { appStore } from '../../store';
+
+export function useStartSession(): AsyncAction<[StartSessionRequest], SessionInfo> {
+  const host = useHost();
+  const start = useCallback(
+    async (request: StartSessionRequest): Promise<Result<SessionInfo>> => {
+      const r = await host.invoke('session:start', request);
+      // A server that failed to spawn still gets a tab: its start error is the diagnosis.
+      if (r.ok) appStore.getState().openSession(r.value);
+      return r;
+    },
+    [host],
+  );
+  return useAsyncAction(start);
+}

@@ -1,0 +1,98 @@
+/**
+ * The app store (zustand). Owns: the session list, per-session data built from snapshots, UI
+ * selections, the demo catalog and the host connection state. Fed by: `connectStore` (one
+ * `ingest` per HostEvent, one `set` each) and user actions. Listens: components, through narrow
+ * selectors (a metrics change must not re-render the frames log).
+ */
+import { createStore, type StoreApi } from 'zustand/vanilla';
+import type { DemoScenario } from '../../shared/demo-catalog';
+import type { HostEvent, RecoveryInfo, SessionInfo } from '../../shared/host-api';
+import type { JsonRpcId } from '../../shared/requests';
+import { emptyDataState, openSession, reduceEvent } from './reducers';
+import {
+  type AppState,
+  type ConnectionState,
+  DEFAULT_LIMITS,
+  type Notice,
+  type SessionSelection,
+  type StoreLimits,
+} from './types';
+
+export interface AppActions {
+  ingest(event: HostEvent): void;
+  setConnection(
+    state: ConnectionState,
+    error?: string | null,
+    hostKind?: AppState['hostKind'],
+  ): void;
+  setCatalog(catalog: DemoScenario[] | null, error?: string | null): void;
+  openSession(info: SessionInfo): void;
+  setActive(id: string | null): void;
+  selectRequest(sessionId: string, requestId: JsonRpcId | null): void;
+  selectFrame(sessionId: string, seq: number | null): void;
+  setRecovery(sessionId: string, recovery: RecoveryInfo): void;
+  notify(text: string, level?: Notice['level']): void;
+  dismissNotice(id: number): void;
+}
+
+export type AppStore = AppState & AppActions;
+
+const NOTICES_KEPT = 5;
+let noticeSeq = 0;
+
+const NO_SELECTION: SessionSelection = { requestId: null, frameSeq: null };
+
+export function initialAppState(): AppState {
+  return {
+    ...emptyDataState(),
+    connection: 'connecting',
+    connectionError: null,
+    hostKind: null,
+    catalog: null,
+    catalogError: null,
+    selection: {},
+    notices: [],
+  };
+}
+
+export function createAppStore(limits: StoreLimits = DEFAULT_LIMITS): StoreApi<AppStore> {
+  return createStore<AppStore>()((set) => ({
+    ...initialAppState(),
+    ingest: (event) => set((s) => reduceEvent(s, event, limits)),
+    setConnection: (connection, error = null, hostKind) =>
+      set((s) => ({ connection, connectionError: error, hostKind: hostKind ?? s.hostKind })),
+    setCatalog: (catalog, error = null) => set({ catalog, catalogError: error }),
+    openSession: (info) => set((s) => openSession(s, info)),
+    setActive: (activeId) => set({ activeId }),
+    selectRequest: (sessionId, requestId) =>
+      set((s) => ({
+        selection: {
+          ...s.selection,
+          [sessionId]: { ...(s.selection[sessionId] ?? NO_SELECTION), requestId },
+        },
+      })),
+    selectFrame: (sessionId, frameSeq) =>
+      set((s) => ({
+        selection: {
+          ...s.selection,
+          [sessionId]: { ...(s.selection[sessionId] ?? NO_SELECTION), frameSeq },
+        },
+      })),
+    setRecovery: (sessionId, recovery) =>
+      set((s) => {
+        const data = s.bySession[sessionId];
+        if (!data) return {};
+        return { bySession: { ...s.bySession, [sessionId]: { ...data, recovery } } };
+      }),
+    notify: (text, level = 'error') =>
+      set((s) => {
+        noticeSeq += 1;
+        return { notices: [...s.notices, { id: noticeSeq, level, text }].slice(-NOTICES_KEPT) };
+      }),
+    dismissNotice: (id) => set((s) => ({ notices: s.notices.filter((n) => n.id !== id) })),
+  }));
+}
+
+export function selectionOf(state: AppState, sessionId: string): SessionSelection {
+  return state.selection[sessionId] ?? NO_SELECTION;
+}
