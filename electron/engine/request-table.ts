@@ -197,6 +197,18 @@ export class RequestTable {
     return out;
   }
 
+  /** Fails every pending request with `error` (the server exited or the session stopped). */
+  failPending(error: { code: number; message: string }): RequestRecord[] {
+    const out: RequestRecord[] = [];
+    for (const e of this.entries.values()) {
+      if (e.record.status !== 'pending') continue;
+      e.record.error = error;
+      this.finish(e, 'failed', null);
+      out.push(e.record);
+    }
+    return out;
+  }
+
   /** Settles whatever is pending without a state change (session stopped). */
   release(): void {
     for (const e of this.entries.values()) {

@@ -111,6 +111,7 @@ export class Session extends EventEmitter<SessionEvents> {
   private lateResponses = 0;
   private processExits = 0;
   private notifications = 0;
+  private exitedOnItsOwn = false;
   /** Last progress value seen per progress token (tokens are ours: one per request). */
   private readonly lastProgress = new Map<JsonRpcId, number>();
   /** Requests whose cancellation went out while the reader was not reading stdout. */
@@ -242,6 +243,7 @@ export class Session extends EventEmitter<SessionEvents> {
       this.processExits += 1;
       this.emit('exit', exit);
       if (this.state !== 'stopping' && this.state !== 'stopped') {
+        this.exitedOnItsOwn = true;
         const how = exit.signal ? `signal ${exit.signal}` : `code ${exit.code}`;
         this.findings.raise(
           'server-exited',
@@ -605,6 +607,11 @@ export class Session extends EventEmitter<SessionEvents> {
     }
     clearInterval(this.tickTimer);
     this.liveMetrics();
+    // Nothing can answer now: a request still pending failed (never left hanging forever).
+    const why = this.exitedOnItsOwn
+      ? 'no response: the server exited'
+      : 'no response before the session stopped';
+    this.requests.failPending({ code: -32000, message: why });
     this.requests.release();
     if (this.state !== 'failed') this.setState('stopped');
     this.removeAllListeners('tick');
