@@ -81,7 +81,9 @@ export interface SessionSnapshot {
 
 export type HostEvent =
   | { type: 'snapshot'; snapshot: SessionSnapshot }
-  | { type: 'sessions'; sessions: SessionInfo[] };
+  | { type: 'sessions'; sessions: SessionInfo[] }
+  /** Raised by the renderer-side host itself (the link to main dropped or came back). */
+  | { type: 'connection'; state: 'connected' | 'disconnected' };
 
 /** A server imported from a host's config file (Claude Desktop, Cursor, VS Code, Claude Code). */
 export interface ImportedServer {

@@ -31,7 +31,8 @@ function Shell(): ReactElement {
   const activeId = useApp((s) => s.activeId);
   const [helpOpen, setHelpOpen] = useState(false);
   useGlobalKeys(helpOpen, setHelpOpen);
-  const ready = connection === 'connected' && catalogLoaded;
+  // A dropped link keeps the dashboard on screen (marked reconnecting) while the host retries.
+  const ready = (connection === 'connected' || connection === 'reconnecting') && catalogLoaded;
   return (
     <div className="app">
       <header className="topbar">

@@ -131,6 +131,16 @@ export function createBrowserHost(options: BrowserHostOptions = {}): BrowserHost
   let disposed = false;
   let nextId = 1;
 
+  const emit = (event: HostEvent): void => {
+    for (const listener of [...listeners]) {
+      try {
+        listener(event);
+      } catch {
+        // one broken listener must not starve the others
+      }
+    }
+  };
+
   const failPending = (why: string): void => {
     const waiting = [...pending.values()];
     pending.clear();
@@ -145,6 +155,7 @@ export function createBrowserHost(options: BrowserHostOptions = {}): BrowserHost
       const waiting = queue;
       queue = [];
       for (const text of waiting) socket?.send(text);
+      emit({ type: 'connection', state: 'connected' });
     },
     message(data) {
       const msg = parseIncoming(data);
@@ -155,18 +166,13 @@ export function createBrowserHost(options: BrowserHostOptions = {}): BrowserHost
         resolve?.(msg.result);
         return;
       }
-      for (const listener of [...listeners]) {
-        try {
-          listener(msg.event);
-        } catch {
-          // one broken listener must not starve the others
-        }
-      }
+      emit(msg.event);
     },
     close() {
       open = false;
       socket = null;
       failPending('the connection to pipescope closed');
+      emit({ type: 'connection', state: 'disconnected' });
       if (disposed) return;
       const delay = Math.min(backoff.max, backoff.initial * 2 ** attempt);
       attempt += 1;

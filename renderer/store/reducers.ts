@@ -249,6 +249,7 @@ export function reduceEvent(
   event: HostEvent,
   limits: StoreLimits = DEFAULT_LIMITS,
 ): DataState {
+  if (event.type === 'connection') return state;
   if (event.type === 'sessions') return applySessions(state, event.sessions);
   const snap = event.snapshot;
   if (state.closedIds.includes(snap.sessionId)) return state;

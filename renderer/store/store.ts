@@ -58,7 +58,14 @@ export function initialAppState(): AppState {
 export function createAppStore(limits: StoreLimits = DEFAULT_LIMITS): StoreApi<AppStore> {
   return createStore<AppStore>()((set) => ({
     ...initialAppState(),
-    ingest: (event) => set((s) => reduceEvent(s, event, limits)),
+    ingest: (event) =>
+      set((s) => {
+        if (event.type !== 'connection') return reduceEvent(s, event, limits);
+        // The link dropped (the host retries) or came back (it resends the session list).
+        if (event.state === 'disconnected')
+          return { connection: 'reconnecting', connectionError: null };
+        return s.catalog ? { connection: 'connected', connectionError: null } : {};
+      }),
     setConnection: (connection, error = null, hostKind) =>
       set((s) => ({ connection, connectionError: error, hostKind: hostKind ?? s.hostKind })),
     setCatalog: (catalog, error = null) => set({ catalog, catalogError: error }),

@@ -63,7 +63,7 @@ export interface SessionSelection {
   frameSeq: number | null;
 }
 
-export type ConnectionState = 'connecting' | 'connected' | 'failed';
+export type ConnectionState = 'connecting' | 'connected' | 'reconnecting' | 'failed';
 
 /** The data part of the store: what `reduceEvent` and friends transform. */
 export interface DataState {
