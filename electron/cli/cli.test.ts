@@ -345,7 +345,6 @@ describe('main: usage errors exit 2 before any process is spawned', () => {
     [['probe', '--demo', 'healthy', '--demo-arg', 'novalue'], /name=value/],
     [['probe', '--demo', 'healthy', '--', 'node'], /either --demo <id> or a command/],
     [['probe', '--demo-arg', 'a=b', '--', 'node'], /--demo-arg needs --demo/],
-    [['probe', '--trace', 'out.jsonl', '--', 'node'], /trace recording is not available/],
     [['no-such-command'], /unknown command/],
   ])('%j', async (argv, message) => {
     const { value, out, err } = await captured(() => main(argv));

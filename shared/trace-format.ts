@@ -1,0 +1,216 @@
+/**
+ * Trace files (DESIGN.md "Trace files"): the on-disk format other tools read. Pure types and
+ * validation, no DOM, no Node: the recorder (main), the CLI and the renderer share them.
+ *
+ * A trace is JSON Lines, UTF-8, one object per `\n`-terminated line:
+ *
+ * - Line 1, the header: `{"format":"pipescope-trace","version":1,"startedAt":<epoch ms>,
+ *   "server":{command,args,cwd,env},"config":{maxFrameBytes,onOversize,readerMode,…},
+ *   "recordingBudgetBytes":<n>,"redacted":true}`. With redaction on (the default) every env
+ *   value is `***` (names kept) and secrets in args are `***`.
+ * - Then one event a line. Every event starts with `"t"` (ms since the session's start) and
+ *   `"type"`, in that order, so a reader can index a huge file from each line's first bytes;
+ *   a frame's or stderr chunk's `text` (or `base64`) is always the last key. Lines are in
+ *   recording order; `t` is when the thing happened (a frame's arrival in the worker), so it
+ *   may step back by a few ms across event types.
+ *
+ * Events: `state` (session state and pid), `frame` (both directions; exact text while the
+ * recording budget lasts, then `truncated: true` with `sha256` of the frame's bytes — a
+ * frame's text is written iff it fits what is left of the budget; client→server frames up to
+ * 64 KiB always keep their text, so a trace stays replayable), `stderr` (chunks, same budget), `metrics` (LiveMetrics at 1 Hz and once at the end), `request` (the record on each
+ * state change), `cancel` (a notifications/cancelled we sent), `finding` (new or recurring),
+ * `oversize` (the framer hit maxFrameBytes), `mode` (reader mode or consumer delay changed),
+ * `exit` (the server process), and `end` (the final report) when the session stopped cleanly.
+ * A trace without `end` (a crash, a kill) is still readable: the report is rebuilt from the
+ * events. Readers must skip event types they do not know (more may be added in version 1).
+ */
+import type { FindingCode, FindingLevel } from './findings.js';
+import type { FrameDirection, FrameKind } from './frames.js';
+import type { SessionState } from './host-api.js';
+import type { LiveMetrics } from './metrics.js';
+import type { ProbeReport } from './report.js';
+import type { JsonRpcId, RequestRecord } from './requests.js';
+import type { SessionConfig } from './session-config.js';
+
+export const TRACE_FORMAT = 'pipescope-trace';
+export const TRACE_VERSION = 1;
+/** Frame and stderr text kept per trace before frames are cut to size + sha-256. */
+export const DEFAULT_RECORDING_BUDGET_BYTES = 64 * 1024 * 1024;
+/** What a redacted value is replaced with. */
+export const REDACTED = '***';
+
+/** The transport configuration of the recorded session (everything but what to spawn). */
+export type TraceConfig = Omit<SessionConfig, 'command' | 'args' | 'cwd' | 'env'>;
+
+export interface TraceHeader {
+  format: typeof TRACE_FORMAT;
+  version: typeof TRACE_VERSION;
+  /** Epoch ms of the session's time origin (event `t` is relative to it). */
+  startedAt: number;
+  server: { command: string; args: string[]; cwd: string | null; env: Record<string, string> };
+  config: TraceConfig;
+  recordingBudgetBytes: number;
+  /** Whether secrets were redacted (false only with `record --no-redact`). */
+  redacted: boolean;
+  recorder: { name: string; version: string };
+}
+
+interface Base {
+  /** ms since the session's start. */
+  t: number;
+}
+
+export interface TraceStateEvent extends Base {
+  type: 'state';
+  state: SessionState;
+  pid: number | null;
+}
+
+export interface TraceFrameEvent extends Base {
+  type: 'frame';
+  dir: FrameDirection;
+  /** The session's frame sequence number (both directions share it). */
+  seq: number;
+  /** Exact size of the frame in bytes, without its newline. */
+  bytes: number;
+  kind: FrameKind | 'oversize';
+  /** Stream offset of an incoming frame. */
+  offset: number | null;
+  id?: JsonRpcId | null;
+  method?: string;
+  problem?: string;
+  /** The text was changed by redaction (it is not the exact bytes any more). */
+  redacted?: true;
+  /** The frame was not valid UTF-8: `text` is a lossy decoding (invalid bytes → U+FFFD). */
+  lossy?: true;
+  /** The text is not in the trace (over the recording budget, or no longer held). */
+  truncated?: true;
+  /** sha-256 (hex) of the frame's exact bytes; with `truncated` (null if it was not held). */
+  sha256?: string | null;
+  /** Base64 of the exact bytes of a non-UTF-8 frame (only with redaction off). Last key. */
+  base64?: string;
+  /** The frame's exact text. Always the last key. */
+  text?: string;
+}
+
+export interface TraceStderrEvent extends Base {
+  type: 'stderr';
+  bytes: number;
+  truncated?: true;
+  text?: string;
+}
+
+export interface TraceMetricsEvent extends Base {
+  type: 'metrics';
+  metrics: LiveMetrics;
+}
+
+export interface TraceRequestEvent extends Base {
+  type: 'request';
+  record: RequestRecord;
+}
+
+export interface TraceCancelEvent extends Base {
+  type: 'cancel';
+  id: JsonRpcId;
+  reason: string;
+}
+
+export interface TraceFindingEvent extends Base {
+  type: 'finding';
+  code: FindingCode;
+  level: FindingLevel;
+  message: string;
+  /** Episodes so far (the engine folds recurrences into one finding). */
+  count: number;
+  firstAt: number;
+  lastAt: number;
+  requestId?: JsonRpcId;
+}
+
+export interface TraceOversizeEvent extends Base {
+  type: 'oversize';
+  phase: 'start' | 'end';
+  offset: number;
+  bytes: number;
+  atEof: boolean;
+}
+
+export interface TraceModeEvent extends Base {
+  type: 'mode';
+  readerMode: SessionConfig['readerMode'];
+  consumerDelayMs: number;
+}
+
+export interface TraceExitEvent extends Base {
+  type: 'exit';
+  code: number | null;
+  signal: string | null;
+}
+
+export interface TraceEndEvent extends Base {
+  type: 'end';
+  /** Exactly what `probe --json` printed (redacted like the rest of the trace). */
+  report: ProbeReport;
+  recovery: ProbeReport['recovery'];
+  /** Set when the server could not start (the probe exits 2). */
+  startError: string | null;
+  recording: {
+    bytes: number;
+    frames: number;
+    framesWithText: number;
+    truncatedFrames: number;
+    /** Lines dropped because the disk fell more than 64 MiB behind (counted, never silent). */
+    droppedEvents: number;
+  };
+}
+
+export type TraceEvent =
+  | TraceStateEvent
+  | TraceFrameEvent
+  | TraceStderrEvent
+  | TraceMetricsEvent
+  | TraceRequestEvent
+  | TraceCancelEvent
+  | TraceFindingEvent
+  | TraceOversizeEvent
+  | TraceModeEvent
+  | TraceExitEvent
+  | TraceEndEvent;
+
+export type TraceEventType = TraceEvent['type'];
+
+export const TRACE_EVENT_TYPES = [
+  'state',
+  'frame',
+  'stderr',
+  'metrics',
+  'request',
+  'cancel',
+  'finding',
+  'oversize',
+  'mode',
+  'exit',
+  'end',
+] as const satisfies readonly TraceEventType[];
+
+export function isTraceEventType(s: string): s is TraceEventType {
+  return (TRACE_EVENT_TYPES as readonly string[]).includes(s);
+}
+
+/** Checks a parsed first line; returns the header or a one-line reason it is not one. */
+export function parseTraceHeader(value: unknown): TraceHeader | string {
+  if (value === null || typeof value !== 'object' || Array.isArray(value))
+    return 'the first line is not a JSON object';
+  const h = value as Partial<TraceHeader>;
+  if (h.format !== TRACE_FORMAT)
+    return `not a pipescope trace (format ${JSON.stringify(h.format)})`;
+  if (h.version !== TRACE_VERSION)
+    return `unsupported trace version ${JSON.stringify(h.version)} (this build reads ${TRACE_VERSION})`;
+  if (typeof h.startedAt !== 'number') return 'header has no startedAt';
+  const s = h.server;
+  if (!s || typeof s.command !== 'string' || !Array.isArray(s.args))
+    return 'header has no server command';
+  if (!h.config || typeof h.config !== 'object') return 'header has no config';
+  return h as TraceHeader;
+}
