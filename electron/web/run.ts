@@ -9,6 +9,7 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { SessionManager } from '../engine/session-manager.js';
+import { addSecret } from '../engine/trace-redact.js';
 import { isLoopbackBind } from './auth.js';
 import { openBrowser } from './open-browser.js';
 import { startWebServer } from './server.js';
@@ -64,6 +65,8 @@ export async function runWebCommand(opts: WebCommandOptions): Promise<number> {
     return 2;
   }
 
+  // The token must never reach a trace or an export (HARDENING.md 33).
+  addSecret(server.token);
   process.stdout.write(`Pipescope browser mode: ${server.url}\n`);
   const launch = opts.open ? openBrowser(server.url) : null;
   if (launch && !launch.opened) say('no browser to open here; open the URL above yourself');
