@@ -1,0 +1,154 @@
+/**
+ * `npm start` (scripts/start.mjs): launch the Electron app, or say in one line why it cannot run
+ * here and start browser mode instead (issue 4, "Electron shell"). Runs in plain Node and never
+ * imports 'electron'. Owns: the Electron child (its signals are forwarded, its startup stderr is
+ * held back so a failed start prints one line, not a crash log) and, on fallback, browser mode in
+ * this same process (`runWebCommand`, which handles its own SIGINT/SIGTERM and stop ladder).
+ */
+import { spawn } from 'node:child_process';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { runWebCommand } from '../web/run.js';
+import {
+  electronChildEnv,
+  fallbackLine,
+  type LaunchEnvironment,
+  parseStartArgs,
+  planLaunch,
+  type StartArgs,
+} from './launch-policy.js';
+
+/** How long Electron must stay up before it counts as started. */
+export const ELECTRON_STARTUP_MS = 4000;
+const STDERR_HOLD_BYTES = 16 * 1024;
+
+export interface StartOptions {
+  /** Package root (holds package.json and node_modules/). Default: two levels above dist/electron/main. */
+  root?: string;
+  env?: NodeJS.ProcessEnv;
+  platform?: NodeJS.Platform;
+  out?: (line: string) => void;
+  err?: (line: string) => void;
+  startupMs?: number;
+}
+
+type ElectronOutcome = { started: true; code: number } | { started: false; reason: string };
+
+function firstLine(text: string): string {
+  const line = text.split(/\r?\n/).find((l) => l.trim().length > 0) ?? '';
+  return line.length > 160 ? `${line.slice(0, 157)}...` : line.trim();
+}
+
+function signalExitCode(signal: NodeJS.Signals | null): number {
+  if (!signal) return 1;
+  const numbers: Partial<Record<NodeJS.Signals, number>> = {
+    SIGHUP: 1,
+    SIGINT: 2,
+    SIGTERM: 15,
+    SIGKILL: 9,
+  };
+  return 128 + (numbers[signal] ?? 0);
+}
+
+/** Spawns Electron on the app; resolves `started: false` if it dies inside the startup window. */
+function runElectron(
+  binary: string,
+  root: string,
+  env: NodeJS.ProcessEnv,
+  startupMs: number,
+): Promise<ElectronOutcome> {
+  return new Promise((resolve) => {
+    const child = spawn(binary, [root], {
+      cwd: root,
+      env: electronChildEnv(env),
+      stdio: ['ignore', 'inherit', 'pipe'],
+    });
+    let held = '';
+    let started = false;
+    const forward = (signal: NodeJS.Signals): void => {
+      child.kill(signal);
+    };
+    const signals: NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
+    for (const s of signals) process.on(s, forward);
+    const detach = (): void => {
+      for (const s of signals) process.off(s, forward);
+    };
+    child.stderr.on('data', (chunk: Buffer) => {
+      if (started) process.stderr.write(chunk);
+      else if (held.length < STDERR_HOLD_BYTES) held += chunk.toString('utf8');
+    });
+    const timer = setTimeout(() => {
+      started = true;
+      if (held) process.stderr.write(held);
+    }, startupMs);
+    child.once('error', (e: NodeJS.ErrnoException) => {
+      clearTimeout(timer);
+      detach();
+      resolve({ started: false, reason: `Electron failed to start (${e.code ?? e.message})` });
+    });
+    child.once('exit', (code, signal) => {
+      clearTimeout(timer);
+      detach();
+      // Exit 0 at once is a normal outcome too (another instance held the single-instance lock).
+      if (started || code === 0) {
+        resolve({ started: true, code: code ?? signalExitCode(signal) });
+        return;
+      }
+      const detail = firstLine(held);
+      const how = signal ? `signal ${signal}` : `code ${code}`;
+      resolve({
+        started: false,
+        reason: `Electron exited at startup (${how}${detail ? `: ${detail}` : ''})`,
+      });
+    });
+  });
+}
+
+function defaultRoot(): string {
+  return path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
+}
+
+async function browserMode(args: StartArgs): Promise<number> {
+  return runWebCommand({ port: args.port, open: args.open });
+}
+
+/** The whole `npm start`; resolves with the exit status. */
+export async function runStart(
+  argv: readonly string[],
+  options: StartOptions = {},
+): Promise<number> {
+  const out = options.out ?? ((line: string) => process.stdout.write(`${line}\n`));
+  const errOut = options.err ?? ((line: string) => process.stderr.write(`${line}\n`));
+  const parsed = parseStartArgs(argv);
+  if (!parsed.ok) {
+    errOut(parsed.message);
+    return 2;
+  }
+  const launchEnv: LaunchEnvironment = {
+    root: options.root ?? defaultRoot(),
+    env: options.env ?? process.env,
+    platform: options.platform ?? process.platform,
+  };
+  const plan = planLaunch(parsed.args, launchEnv);
+  if (plan.mode === 'fail') {
+    errOut(`pipescope: ${plan.reason}`);
+    return 1;
+  }
+  if (plan.mode === 'electron') {
+    const outcome = await runElectron(
+      plan.binary,
+      launchEnv.root,
+      options.env ?? process.env,
+      options.startupMs ?? ELECTRON_STARTUP_MS,
+    );
+    if (outcome.started) return outcome.code;
+    if (parsed.args.requireElectron) {
+      errOut(`pipescope: ${outcome.reason}`);
+      return 1;
+    }
+    out(fallbackLine(outcome.reason));
+    return browserMode(parsed.args);
+  }
+  if (plan.reason) out(fallbackLine(plan.reason));
+  return browserMode(parsed.args);
+}
