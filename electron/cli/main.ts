@@ -208,12 +208,17 @@ export function buildProgram(): Command {
 
   program
     .command('start')
-    .description('start the desktop app (or browser mode) on the demo catalog')
-    .action(() => {
-      process.stdout.write(
-        'The Pipescope app (Electron + browser mode) arrives with a later issue. Meanwhile try:\n' +
-          '  npx pipescope probe --help\n',
-      );
+    .description(
+      'start the desktop app on the demo catalog; browser mode where Electron cannot run ' +
+        '([--electron | --no-electron] [--port <n>] [--no-open])',
+    )
+    .helpOption(false)
+    .allowUnknownOption()
+    .allowExcessArguments()
+    .action(async (_flags: unknown, cmd: Command) => {
+      // The launcher parses its own flags (shared with `npm start`).
+      const { runStart } = await import('../main/launcher.js');
+      process.exitCode = await runStart(cmd.args);
     });
   return program;
 }

@@ -9,6 +9,7 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { DemoKnob, DemoScenario } from '../../shared/demo-catalog.js';
+import { unpackedPath } from '../engine/asar-path.js';
 
 const MiB = 1024 * 1024;
 
@@ -422,7 +423,7 @@ export function demoServerPath(id: string): string {
   const dir = here.endsWith('.ts')
     ? path.resolve(path.dirname(here), '../../dist/electron/demo-servers')
     : path.dirname(here);
-  return path.join(dir, `${id}.js`);
+  return unpackedPath(path.join(dir, `${id}.js`));
 }
 
 /** The argv to run a demo with Node; unknown knobs are rejected, not passed through. */

@@ -7,8 +7,10 @@
  * If the worker dies, the server's process group is killed so nothing is left behind.
  */
 import { EventEmitter } from 'node:events';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type { SessionConfig } from '../../shared/session-config.js';
+import { unpackedPath } from './asar-path.js';
 import { buildChildEnv } from './child-env.js';
 import { decodeMetas } from './frame-codec.js';
 import type {
@@ -72,7 +74,9 @@ const DEFAULT_CREDIT_BYTES = 32 * 1024 * 1024;
 const WORKER_HEAP_MB = 1024;
 
 function workerUrl(): URL {
-  return new URL('../worker/transport-worker.js', import.meta.url);
+  return pathToFileURL(
+    unpackedPath(fileURLToPath(new URL('../worker/transport-worker.js', import.meta.url))),
+  );
 }
 
 export class Transport extends EventEmitter<TransportEvents> {
