@@ -19,25 +19,18 @@ import {
   type SessionConfig,
   type SessionConfigInput,
 } from '../../shared/session-config.js';
-import { classifyValue } from './classify.js';
 import { Dispatcher } from './dispatcher.js';
 import { FindingsEngine } from './findings-engine.js';
 import { FrameStore, type FrameSummary } from './frame-store.js';
+import { InboundRouter, type PollutionEntry } from './inbound-router.js';
 import { RequestTable } from './request-table.js';
 import { SessionMetrics } from './session-metrics.js';
 import { StderrRing } from './stderr-ring.js';
 import { type Frame, type StopResult, Transport } from './transport.js';
 import type { ExitInfo, WorkerCounters } from './worker-protocol.js';
 
+export type { PollutionEntry } from './inbound-router.js';
 export type { SessionState };
-
-export interface PollutionEntry {
-  t: number;
-  offset: number;
-  bytes: number;
-  preview: string;
-  problem: string;
-}
 
 export interface RecoveryResult {
   method: string;
@@ -83,9 +76,6 @@ export class SessionError extends Error {
 }
 
 const TICK_MS = 100;
-const POLLUTION_LEDGER_MAX = 1000;
-/** Progress for a cancelled request later than this means the server kept producing. */
-const CANCEL_GRACE_MS = 250;
 /** Hard cap on a request's lifetime relative to its (soft, progress-reset) timeout. */
 const HARD_TIMEOUT_FACTOR = 10;
 
@@ -104,16 +94,14 @@ export class Session extends EventEmitter<SessionEvents> {
   recovery: RecoveryResult | null = null;
   private readonly transport: Transport;
   private readonly dispatcher: Dispatcher;
+  private readonly router: InboundRouter;
   private readonly metrics = new SessionMetrics();
   private readonly tickTimer: NodeJS.Timeout;
   private readerMode: ReaderMode;
   private cancellationsSent = 0;
   private lateResponses = 0;
   private processExits = 0;
-  private notifications = 0;
   private exitedOnItsOwn = false;
-  /** Last progress value seen per progress token (tokens are ours: one per request). */
-  private readonly lastProgress = new Map<JsonRpcId, number>();
   /** Requests whose cancellation went out while the reader was not reading stdout. */
   private readonly cancelledWhileNotReading = new Set<JsonRpcId>();
   private stopPromise: Promise<void> | null = null;
@@ -150,9 +138,17 @@ export class Session extends EventEmitter<SessionEvents> {
         );
       },
     });
+    this.router = new InboundRouter({
+      frames: this.frames,
+      requests: this.requests,
+      findings: this.findings,
+      pollution: this.pollution,
+      write: (msg) => void this.writeMessage(msg),
+      onFrame: (summary) => this.emit('frame', summary),
+    });
     this.transport = Transport.start({ ...this.config, stopGraceMs: this.config.stopGraceMs });
     this.dispatcher = new Dispatcher({
-      consume: (f) => this.route(f),
+      consume: (f) => this.router.route(f),
       credit: (frames, bytes) => this.transport.credit(frames, bytes),
       delayMs: this.config.consumerDelayMs,
     });
@@ -258,146 +254,6 @@ export class Session extends EventEmitter<SessionEvents> {
       this.stderr.push(Buffer.from(`[pipescope] ${message}\n`), this.now());
       void this.stop();
     });
-  }
-
-  /** Routes one consumed frame: responses to the request table, server requests answered. */
-  private route(f: Frame): void {
-    const summary = this.frames.add(
-      {
-        dir: 'in',
-        t: f.t,
-        offset: f.offset,
-        kind: f.kind,
-        id: f.id,
-        method: f.method,
-        problem: f.problem,
-      },
-      f.data,
-    );
-    this.emit('frame', summary);
-    switch (f.kind) {
-      case 'response':
-        this.requests.respond(f.id ?? null, {
-          bytes: f.bytes,
-          t: f.t,
-          error: f.error,
-          data: f.data,
-        });
-        break;
-      case 'request':
-        this.answerServerRequest(f.id ?? 0, f.method ?? '');
-        break;
-      case 'notification':
-        this.notifications += 1;
-        if (f.method === 'notifications/progress') this.onProgress(f);
-        break;
-      case 'batch':
-        this.routeBatch(f);
-        break;
-      case 'parse-error':
-      case 'empty':
-        this.addPollution(f);
-        break;
-      case 'invalid':
-        this.findings.raise('invalid-message', `offset ${f.offset}: ${f.problem}`, f.t);
-        break;
-    }
-  }
-
-  private routeBatch(f: Frame): void {
-    // JSON-RPC batches were removed from MCP in 2025-06-18; still route what they carry.
-    let items: unknown[] = [];
-    try {
-      items = JSON.parse(f.data.toString('utf8')) as unknown[];
-    } catch {
-      return;
-    }
-    for (const item of items) {
-      const c = classifyValue(item, f.bytes);
-      if (c.kind === 'response') {
-        this.requests.respond(c.id ?? null, {
-          bytes: f.bytes,
-          t: f.t,
-          error: c.error,
-          data: f.data,
-        });
-      } else if (c.kind === 'request') {
-        this.answerServerRequest(c.id ?? 0, c.method ?? '');
-      } else if (c.kind === 'notification') {
-        this.notifications += 1;
-      }
-    }
-  }
-
-  private addPollution(f: Frame): void {
-    const preview = f.data.subarray(0, 120).toString('utf8');
-    if (this.pollution.length < POLLUTION_LEDGER_MAX) {
-      this.pollution.push({
-        t: f.t,
-        offset: f.offset,
-        bytes: f.bytes,
-        preview,
-        problem: f.problem ?? '',
-      });
-    }
-    this.findings.raise(
-      'stdout-pollution',
-      `non-JSON line on stdout at offset ${f.offset} (${f.bytes} bytes): ${JSON.stringify(preview)}`,
-      f.t,
-    );
-  }
-
-  private onProgress(f: Frame): void {
-    if (f.progressToken === undefined) return;
-    const r = this.requests.progress(f.progressToken, f.progress);
-    // MCP progress must increase with each notification (utilities/progress).
-    const prev = this.lastProgress.get(f.progressToken);
-    if (f.progress !== undefined) {
-      if (prev !== undefined && f.progress <= prev && r) {
-        this.findings.raise(
-          'progress-anomaly',
-          `progress for request ${String(r.id)} did not increase (${prev} → ${f.progress})`,
-          f.t,
-        );
-      }
-      this.lastProgress.set(f.progressToken, f.progress);
-    }
-    if (!r) {
-      this.findings.raise(
-        'progress-anomaly',
-        `progress for unknown token ${String(f.progressToken)}`,
-        f.t,
-      );
-      return;
-    }
-    if (r.status === 'cancelled' || r.status === 'timed-out' || r.status === 'late') {
-      if (r.cancelledAt !== null && f.t - r.cancelledAt > CANCEL_GRACE_MS) {
-        this.findings.raise(
-          'cancel-ignored',
-          `request ${String(r.id)} (${r.method}) still reports progress ` +
-            `${Math.round(f.t - r.cancelledAt)} ms after its cancellation`,
-          f.t,
-          r.id,
-        );
-      }
-    } else if (r.status !== 'pending') {
-      this.findings.raise('progress-anomaly', `progress for finished request ${String(r.id)}`, f.t);
-    }
-  }
-
-  private answerServerRequest(id: JsonRpcId, method: string): void {
-    // HARDENING.md 15: answer pings, refuse what we do not support; never stay silent.
-    if (method === 'ping') void this.writeMessage({ jsonrpc: '2.0', id, result: {} });
-    else {
-      void this.writeMessage({
-        jsonrpc: '2.0',
-        id,
-        error: {
-          code: -32601,
-          message: `Method not found: ${method} (not supported by pipescope)`,
-        },
-      });
-    }
   }
 
   private async writeMessage(msg: object): Promise<number> {
@@ -582,7 +438,7 @@ export class Session extends EventEmitter<SessionEvents> {
       lateResponses: this.lateResponses,
       processExits: this.processExits,
       requestsInFlight: this.requests.inFlight().length,
-      notifications: this.notifications,
+      notifications: this.router.notifications,
       stderrDroppedBytes: this.stderr.droppedBytes,
     });
   }
