@@ -13,6 +13,11 @@ export const CHROMIUM = process.env.PIPESCOPE_CHROMIUM ?? '/usr/bin/chromium';
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const URL_LINE = /^Pipescope browser mode: (http:\/\/127\.0\.0\.1:\d+\/\?token=[A-Za-z0-9_-]+)$/m;
 
+export interface OpenAppOptions {
+  /** Runs on the fresh page before it navigates (e.g. to listen to its WebSocket). */
+  beforeNavigate?(page: Page): void | Promise<void>;
+}
+
 export interface Harness {
   url: string;
   page: Page;
@@ -64,40 +69,42 @@ export async function startHost(): Promise<{
   return { url, host, stderr: () => err };
 }
 
-export async function openApp(): Promise<Harness> {
+export async function openApp(options: OpenAppOptions = {}): Promise<Harness> {
   const { url, host, stderr } = await startHost();
   const userDataDir = mkdtempSync(path.join(tmpdir(), 'pipescope-e2e-'));
-  const context = await chromium.launchPersistentContext(userDataDir, {
-    executablePath: CHROMIUM,
-    headless: true,
-    viewport: { width: 1440, height: 900 },
-    args: [
-      '--no-sandbox',
-      '--disable-gpu',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-      '--disable-quic',
-    ],
-  });
-  const page = context.pages()[0] ?? (await context.newPage());
-  await page.goto(url);
-  return {
-    url,
-    page,
-    context,
-    host,
-    hostStderr: stderr,
-    async close() {
-      await context.close().catch(() => {});
-      rmSync(userDataDir, { recursive: true, force: true });
-      if (host.exitCode === null) {
-        const exited = new Promise<void>((r) => host.once('exit', () => r()));
-        host.kill('SIGTERM');
-        await Promise.race([exited, new Promise((r) => setTimeout(r, 10_000))]);
-        if (host.exitCode === null) host.kill('SIGKILL');
-      }
-    },
+  let context: BrowserContext | undefined;
+  const close = async (): Promise<void> => {
+    await context?.close().catch(() => {});
+    rmSync(userDataDir, { recursive: true, force: true });
+    if (host.exitCode === null && host.signalCode === null) {
+      const exited = new Promise<void>((r) => host.once('exit', () => r()));
+      host.kill('SIGTERM');
+      await Promise.race([exited, new Promise((r) => setTimeout(r, 10_000))]);
+      if (host.exitCode === null && host.signalCode === null) host.kill('SIGKILL');
+    }
   };
+  // A failed launch or navigation must not leave the host (and its sessions) running.
+  try {
+    context = await chromium.launchPersistentContext(userDataDir, {
+      executablePath: CHROMIUM,
+      headless: true,
+      viewport: { width: 1440, height: 900 },
+      args: [
+        '--no-sandbox',
+        '--disable-gpu',
+        '--no-first-run',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+        '--disable-quic',
+      ],
+    });
+    const page = context.pages()[0] ?? (await context.newPage());
+    await options.beforeNavigate?.(page);
+    await page.goto(url);
+    return { url, page, context, host, hostStderr: stderr, close };
+  } catch (e) {
+    await close();
+    throw e;
+  }
 }
