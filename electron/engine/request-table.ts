@@ -46,6 +46,8 @@ const MAX_FINISHED = 5000;
 
 export class RequestTable {
   private readonly entries = new Map<string, Entry>();
+  /** Progress tokens of our requests → their entry (a flood of progress stays O(1) each). */
+  private readonly byToken = new Map<JsonRpcId, Entry>();
   private nextId = 1;
   evicted = 0;
 
@@ -90,14 +92,9 @@ export class RequestTable {
       lastProgress: null,
       replayOf: opts.replayOf ?? null,
     };
-    this.entries.set(RequestTable.key(id), {
-      record,
-      settle,
-      done,
-      timer: null,
-      hardTimer: null,
-      params,
-    });
+    const entry: Entry = { record, settle, done, timer: null, hardTimer: null, params };
+    this.entries.set(RequestTable.key(id), entry);
+    if (opts.progressToken !== null) this.byToken.set(opts.progressToken, entry);
     this.evictFinished();
     this.hooks.onChange(record);
     return done;
@@ -167,15 +164,14 @@ export class RequestTable {
 
   /** A progress notification for one of our tokens; returns the record, or null if unknown. */
   progress(token: JsonRpcId, progress: number | undefined): RequestRecord | null {
-    for (const e of this.entries.values()) {
-      if (e.record.progressToken !== token) continue;
-      e.record.progressCount += 1;
-      if (progress !== undefined) e.record.lastProgress = progress;
-      // Progress shows the server is alive: it pushes the soft timeout, never the hard one.
-      if (e.record.status === 'pending') e.timer?.refresh();
-      return e.record;
-    }
-    return null;
+    const e = this.byToken.get(token);
+    if (!e) return null;
+    e.record.progressCount += 1;
+    if (progress !== undefined) e.record.lastProgress = progress;
+    // Progress shows the server is alive: it pushes the soft timeout, never the hard one.
+    if (e.record.status === 'pending') e.timer?.refresh();
+    this.hooks.onChange(e.record);
+    return e.record;
   }
 
   private timeout(id: JsonRpcId): void {
@@ -237,6 +233,7 @@ export class RequestTable {
       if (this.entries.size <= MAX_FINISHED) break;
       if (e.record.status === 'pending') continue;
       this.entries.delete(k);
+      if (e.record.progressToken !== null) this.byToken.delete(e.record.progressToken);
       this.evicted += 1;
     }
   }

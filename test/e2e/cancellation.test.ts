@@ -88,7 +88,7 @@ describe.runIf(chromiumAvailable())('cancellation', () => {
   // Known engine bug: RequestTable.progress() (electron/engine/request-table.ts) counts the
   // notification but does not call hooks.onChange, so no snapshot carries the new count and the
   // row's "N progress" tag stays hidden until the request ends. Flip to it() once fixed.
-  it.fails('a pending request shows its progress count', async () => {
+  it('a pending request shows its progress count', async () => {
     const { page } = app;
     await startDemo(page, 'slow-producer');
     const id = await callTool(page, 'produce', { steps: '600', delayMs: '50' });
