@@ -12,6 +12,15 @@ import type { LiveMetrics } from './metrics.js';
 import type { RequestRecord } from './requests.js';
 import type { Result } from './result.js';
 import { OVERLOAD_POLICIES, OVERSIZE_POLICIES, READER_MODES } from './session-config.js';
+import {
+  type RecordingInfo,
+  type ReplayReport,
+  TRACE_CHANNELS,
+  type TraceExport,
+  type TraceInfo,
+  type TraceSeekResult,
+  type TraceUploadAck,
+} from './trace-api.js';
 
 export type SessionState = 'starting' | 'running' | 'stopping' | 'stopped' | 'failed';
 
@@ -46,6 +55,10 @@ export interface SessionInfo {
   maxFrameBytes: number;
   /** Epoch ms. */
   startedAt: number;
+  /** The trace this live session is being (or was) recorded to; null when not recording. */
+  recording: RecordingInfo | null;
+  /** Set for a read-only session opened from a trace file (no process behind it). */
+  trace: TraceInfo | null;
 }
 
 /** One point of the live charts (the renderer keeps a fixed window of them). */
@@ -77,11 +90,27 @@ export interface SessionSnapshot {
   stderrSkipped: number;
   /** All findings so far (few: one per code or per code and request). */
   findings: LiveFinding[];
+  /**
+   * A trace session's state at a moment (`trace:seek`): the lists are the whole state, not
+   * deltas, and replace what the renderer holds; `series` replaces the chart points.
+   */
+  replace?: true;
+  series?: SeriesPoint[];
 }
+
+/** What the Electron menu tells the renderer (browser mode never sends these). */
+export type AppMenuEvent =
+  | { type: 'menu'; action: 'new-session' }
+  | { type: 'menu'; action: 'import-config'; fileName: string; text: string }
+  | { type: 'menu'; action: 'open-trace'; path: string }
+  | { type: 'menu'; action: 'save-trace'; path: string };
 
 export type HostEvent =
   | { type: 'snapshot'; snapshot: SessionSnapshot }
   | { type: 'sessions'; sessions: SessionInfo[] }
+  /** Something the user should know that no call returned (a recording stopped on a full disk). */
+  | { type: 'notice'; level: 'info' | 'error'; text: string; sessionId?: string }
+  | AppMenuEvent
   /** Raised by the renderer-side host itself (the link to main dropped or came back). */
   | { type: 'connection'; state: 'connected' | 'disconnected' };
 
@@ -205,6 +234,7 @@ export const HOST_CHANNELS = {
     fileName: z.string().max(4096).optional(),
   }),
   'config:discover': z.object({}),
+  ...TRACE_CHANNELS,
 } as const;
 
 export type HostChannel = keyof typeof HOST_CHANNELS;
@@ -236,6 +266,12 @@ export interface ChannelResponses {
   'frame:page': FramePage;
   'config:import': ImportResult;
   'config:discover': DiscoveredConfig[];
+  'session:record': { path: string | null };
+  'trace:open': SessionInfo;
+  'trace:upload': TraceUploadAck;
+  'trace:seek': TraceSeekResult;
+  'trace:replay': ReplayReport;
+  'trace:export': TraceExport;
 }
 
 /** The renderer's view of a host: one call per channel plus the event stream. */

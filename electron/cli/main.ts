@@ -207,6 +207,16 @@ export function buildProgram(): Command {
   registerTraceCommands(program);
 
   program
+    .command('open')
+    .description('open a trace read-only in the app (browser mode), with its timeline scrubber')
+    .argument('<file>', 'a trace file')
+    .option('--port <n>', 'port to listen on (0 = any free port)', intArg('--port'), 0)
+    .option('--no-open', 'do not open a browser')
+    .action(async (file: string, flags: { port: number; open: boolean }) => {
+      process.exitCode = await runWebCommand({ ...flags, openTrace: file });
+    });
+
+  program
     .command('start')
     .description(
       'start the desktop app on the demo catalog; browser mode where Electron cannot run ' +

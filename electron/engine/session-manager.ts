@@ -26,6 +26,9 @@ import { DEMO_CATALOG, demoCommand, findDemo } from '../demo-servers/catalog.js'
 import { discoverConfigs } from './config-discovery.js';
 import { callTool, initialize, listTools } from './mcp-client.js';
 import { Session, SessionError } from './session.js';
+import { defaultTracePath, exportRecording, startRecording } from './session-recording.js';
+import { TraceHost } from './trace-host.js';
+import type { TraceRecorder } from './trace-recorder.js';
 
 const SNAPSHOT_EVERY_MS = 50; // ≤ 20 Hz per session
 const FRAMES_PER_SNAPSHOT = 200;
@@ -46,6 +49,7 @@ interface Managed {
   stderrSkipped: number;
   dirty: boolean;
   lastSentAt: number;
+  recorder: TraceRecorder | null;
 }
 
 type Handler<C extends HostChannel> = (
@@ -56,6 +60,10 @@ export class SessionManager {
   private readonly sessions = new Map<string, Managed>();
   private readonly listeners = new Set<(e: HostEvent) => void>();
   private readonly timer: NodeJS.Timeout;
+  private readonly traces = new TraceHost(
+    (e) => this.emit(e),
+    () => this.broadcastSessions(),
+  );
 
   constructor() {
     this.timer = setInterval(() => this.flushSnapshots(), SNAPSHOT_EVERY_MS);
@@ -65,6 +73,7 @@ export class SessionManager {
   subscribe(listener: (e: HostEvent) => void): () => void {
     this.listeners.add(listener);
     listener({ type: 'sessions', sessions: this.infos() });
+    for (const snapshot of this.traces.lastSnapshots()) listener({ type: 'snapshot', snapshot });
     // A late subscriber (page reload, browser-mode reconnect) would otherwise see nothing of an
     // idle session: snapshots are sent only when dirty and carry only changed requests. The
     // next flush resends metrics, findings and every request record (upserts by id: harmless
@@ -94,17 +103,24 @@ export class SessionManager {
     'session:list': async () => ok(this.infos()),
     'session:start': async (p) => this.start(p),
     'session:stop': async (p) =>
-      this.with(p.sessionId, async (m) => {
-        await m.session.stop();
+      this.traces.has(p.sessionId)
+        ? ok(null)
+        : this.with(p.sessionId, async (m) => {
+            await m.session.stop();
+            return ok(null);
+          }),
+    'session:close': async (p) => {
+      if (this.traces.has(p.sessionId)) {
+        await this.traces.close(p.sessionId);
         return ok(null);
-      }),
-    'session:close': async (p) =>
-      this.with(p.sessionId, async (m) => {
+      }
+      return this.with(p.sessionId, async (m) => {
         await m.session.stop();
         this.sessions.delete(p.sessionId);
         this.broadcastSessions();
         return ok(null);
-      }),
+      });
+    },
     'session:recover': async (p) =>
       this.with(p.sessionId, async (m) => ok(await m.session.recover())),
     'session:set-reader-mode': async (p) =>
@@ -150,19 +166,21 @@ export class SessionManager {
           : err('EREPLAY', `request ${p.requestId} cannot be replayed`);
       }),
     'frame:page': async (p) =>
-      this.with(p.sessionId, async (m) => {
-        const page = m.session.frames.page(p.seq, p.offset, p.length);
-        if (!page) return err('ENOFRAME', `frame ${p.seq} is not held (evicted or unknown)`);
-        const sha = m.session.frames.sha256(p.seq);
-        return ok({
-          seq: page.seq,
-          offset: page.offset,
-          length: page.length,
-          totalBytes: page.totalBytes,
-          text: page.data.toString('utf8'),
-          sha256: sha,
-        });
-      }),
+      this.traces.has(p.sessionId)
+        ? this.traces.framePage(p.sessionId, p.seq, p.offset, p.length)
+        : this.with(p.sessionId, async (m) => {
+            const page = m.session.frames.page(p.seq, p.offset, p.length);
+            if (!page) return err('ENOFRAME', `frame ${p.seq} is not held (evicted or unknown)`);
+            const sha = m.session.frames.sha256(p.seq);
+            return ok({
+              seq: page.seq,
+              offset: page.offset,
+              length: page.length,
+              totalBytes: page.totalBytes,
+              text: page.data.toString('utf8'),
+              sha256: sha,
+            });
+          }),
     'config:import': async (p) => {
       try {
         return ok(importConfigText(p.text, p.format, p.fileName));
@@ -171,7 +189,75 @@ export class SessionManager {
       }
     },
     'config:discover': async () => ok(await discoverConfigs()),
+    'session:record': async (p) => this.with(p.sessionId, async (m) => this.record(m, p)),
+    'trace:open': async (p) => this.traces.open(p.path),
+    'trace:upload': async (p) => this.traces.upload(p),
+    'trace:seek': async (p) => this.traces.seek(p.traceId, p.t),
+    'trace:replay': async (p) => this.traces.replay(p.traceId, p),
+    'trace:export': async (p) => {
+      if (p.traceId !== undefined) return this.traces.exportTrace(p.traceId, p.format);
+      const id = p.sessionId ?? '';
+      if (this.traces.has(id)) return this.traces.exportTrace(id, p.format);
+      return this.with(id, async (m) =>
+        m.info.recording
+          ? exportRecording(m.info.recording.path, p.format)
+          : err('ENOTRACE', 'this session is not recorded: turn Record on first'),
+      );
+    },
   };
+
+  /** Starts or stops recording a live session to a trace file (default: defaultTracePath). */
+  private async record(
+    m: Managed,
+    p: ChannelPayload<'session:record'>,
+  ): Promise<Result<{ path: string | null }>> {
+    if (!p.record) {
+      const recorder = m.recorder;
+      if (!recorder) return ok({ path: m.info.recording?.path ?? null });
+      await this.finishRecording(m, recorder);
+      return ok({ path: recorder.path });
+    }
+    if (m.recorder) return ok({ path: m.recorder.path });
+    if (m.session.state === 'stopped' || m.session.state === 'failed')
+      return err('ENOTRUNNING', `session is ${m.session.state}: nothing left to record`);
+    const file = p.path ?? defaultTracePath(m.info.title);
+    const started = startRecording(m.session, file, (message) => {
+      if (m.recorder?.path === file) m.recorder = null;
+      if (m.info.recording?.path === file)
+        m.info.recording = { ...m.info.recording, active: false };
+      m.dirty = true;
+      this.broadcastSessions();
+      this.emit({ type: 'notice', level: 'error', text: message, sessionId: m.info.id });
+    });
+    if (!started.ok) {
+      this.emit({
+        type: 'notice',
+        level: 'error',
+        text: started.error.message,
+        sessionId: m.info.id,
+      });
+      return started;
+    }
+    const recorder = started.value;
+    m.recorder = recorder;
+    m.info.recording = { path: recorder.path, bytes: recorder.writtenBytes, active: true };
+    // The recorder finishes the file itself once the session stops; mark it finished then.
+    m.session.on('state', (state) => {
+      if (state === 'stopped' && m.recorder === recorder) void this.finishRecording(m, recorder);
+    });
+    m.dirty = true;
+    this.broadcastSessions();
+    return ok({ path: recorder.path });
+  }
+
+  private async finishRecording(m: Managed, recorder: TraceRecorder): Promise<void> {
+    await recorder.finish();
+    if (m.recorder === recorder) m.recorder = null;
+    if (m.info.recording?.path === recorder.path && !recorder.error)
+      m.info.recording = { path: recorder.path, bytes: recorder.writtenBytes, active: false };
+    m.dirty = true;
+    this.broadcastSessions();
+  }
 
   private async with<T>(id: string, fn: (m: Managed) => Promise<Result<T>>): Promise<Result<T>> {
     const m = this.sessions.get(id);
@@ -244,6 +330,8 @@ export class SessionManager {
       onOversize: session.config.onOversize,
       maxFrameBytes: session.config.maxFrameBytes,
       startedAt: Date.now(),
+      recording: null,
+      trace: null,
     };
     const m: Managed = {
       session,
@@ -257,6 +345,7 @@ export class SessionManager {
       stderrSkipped: 0,
       dirty: true,
       lastSentAt: 0,
+      recorder: null,
     };
     this.sessions.set(session.id, m);
     this.wire(m);
@@ -343,6 +432,8 @@ export class SessionManager {
     for (const m of this.sessions.values()) {
       if (!m.dirty) continue;
       m.dirty = false;
+      if (m.recorder && m.info.recording)
+        m.info.recording = { ...m.info.recording, bytes: m.recorder.writtenBytes };
       const metrics = m.session.liveMetrics();
       m.seq += 1;
       const snapshot: SessionSnapshot = {
@@ -378,7 +469,7 @@ export class SessionManager {
   }
 
   private infos(): SessionInfo[] {
-    return [...this.sessions.values()].map((m) => ({ ...m.info }));
+    return [...[...this.sessions.values()].map((m) => ({ ...m.info })), ...this.traces.infos()];
   }
 
   private broadcastSessions(): void {
@@ -399,6 +490,9 @@ export class SessionManager {
   async stopAll(): Promise<void> {
     clearInterval(this.timer);
     await Promise.all([...this.sessions.values()].map((m) => m.session.stop()));
+    // Stopped sessions finish their recordings themselves; wait for the files to be complete.
+    await Promise.all([...this.sessions.values()].map((m) => m.recorder?.finish().catch(() => {})));
+    await this.traces.dispose();
     this.flushSnapshots();
   }
 

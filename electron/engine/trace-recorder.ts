@@ -84,6 +84,11 @@ export class TraceRecorder {
     this.mode = this.modeKey();
   }
 
+  /** Trace bytes written or buffered so far (what the app shows beside the record toggle). */
+  get writtenBytes(): number {
+    return this.bytes + this.pendingBytes;
+  }
+
   /** Opens the file and starts recording `session`; on failure reports and records nothing. */
   static start(session: Session, options: TraceRecorderOptions): TraceRecorder {
     const r = new TraceRecorder(session, options);

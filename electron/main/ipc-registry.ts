@@ -6,10 +6,9 @@
  * handler never throws (a throw through `ipcMain.handle` would reach the renderer as a bare
  * message). Events flow the other way on one channel, from `manager.subscribe`.
  */
-import type { HostEvent } from '../../shared/host-api.js';
+import type { AppMenuEvent, HostEvent } from '../../shared/host-api.js';
 import { isHostChannel, parseChannelPayload } from '../../shared/host-api.js';
 import { err, type Result } from '../../shared/result.js';
-import type { AppMenuEvent } from './menu-events.js';
 import { isAppUrl } from './navigation.js';
 
 /** Renderer → main: `invoke(channel, payload)`. The preload uses the same literal. */
@@ -47,7 +46,7 @@ export interface EventSourceLike {
 
 export interface EventTargetLike {
   isDestroyed(): boolean;
-  send(channel: string, event: HostEvent | AppMenuEvent): void;
+  send(channel: string, event: HostEvent): void;
 }
 
 /**

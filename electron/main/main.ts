@@ -27,7 +27,13 @@ import {
   createAppProtocolHandler,
 } from './app-protocol.js';
 import { forwardHostEvents, registerInvokeHandler, sendMenuEvent } from './ipc-registry.js';
-import { readConfigFile } from './menu-events.js';
+import {
+  defaultTraceFileName,
+  openTraceEvent,
+  readConfigFile,
+  saveTraceEvent,
+  TRACE_FILTERS,
+} from './menu-events.js';
 import { buildMenuTemplate } from './menu-template.js';
 import {
   APP_ENTRY_URL,
@@ -142,6 +148,37 @@ function startApp(): void {
     sendMenuEvent(currentContents(), { type: 'menu', action: 'import-config', ...read.value });
   };
 
+  // The renderer knows which session is active: it opens the trace or records that session.
+  const openTrace = async (): Promise<void> => {
+    const options = {
+      title: 'Open trace',
+      properties: ['openFile' as const, 'showHiddenFiles' as const],
+      filters: TRACE_FILTERS,
+    };
+    const chosen = win
+      ? await dialog.showOpenDialog(win, options)
+      : await dialog.showOpenDialog(options);
+    const event = openTraceEvent(chosen);
+    if (!event) return;
+    focusWindow();
+    sendMenuEvent(currentContents(), event);
+  };
+
+  const saveTrace = async (): Promise<void> => {
+    const options = {
+      title: 'Record the active session to a trace',
+      defaultPath: path.join(app.getPath('documents'), defaultTraceFileName()),
+      filters: TRACE_FILTERS,
+    };
+    const chosen = win
+      ? await dialog.showSaveDialog(win, options)
+      : await dialog.showSaveDialog(options);
+    const event = saveTraceEvent(chosen);
+    if (!event) return;
+    focusWindow();
+    sendMenuEvent(currentContents(), event);
+  };
+
   const showAbout = (): void => {
     const v = process.versions;
     const options = {
@@ -165,6 +202,8 @@ function startApp(): void {
         sendMenuEvent(currentContents(), { type: 'menu', action: 'new-session' });
       },
       importConfig: () => void importConfig(),
+      openTrace: () => void openTrace(),
+      saveTrace: () => void saveTrace(),
       showAbout,
       openProjectPage: projectPage ? () => openExternal(projectPage) : null,
     },

@@ -1,6 +1,6 @@
 import type { MenuItemConstructorOptions } from 'electron';
 import { describe, expect, it, vi } from 'vitest';
-import { buildMenuTemplate, type MenuActions, TRACE_PENDING_NOTE } from './menu-template.js';
+import { buildMenuTemplate, type MenuActions } from './menu-template.js';
 
 function actions(withProject = true): MenuActions & { calls: string[] } {
   const calls: string[] = [];
@@ -8,6 +8,8 @@ function actions(withProject = true): MenuActions & { calls: string[] } {
     calls,
     newSession: () => calls.push('new'),
     importConfig: () => calls.push('import'),
+    openTrace: () => calls.push('open-trace'),
+    saveTrace: () => calls.push('save-trace'),
     showAbout: () => calls.push('about'),
     openProjectPage: withProject ? () => calls.push('project') : null,
   };
@@ -35,24 +37,37 @@ describe('buildMenuTemplate', () => {
     expect(linux(true).map((m) => m.label ?? m.role)).toEqual(['File', 'Edit', 'View', 'help']);
   });
 
-  it('wires New Session, Import Config, About and the project page to the actions', () => {
+  it('wires New Session, Import Config, the trace items, About and the project page', () => {
     const a = actions();
     const t = linux(true, a);
-    for (const id of ['new-session', 'import-config', 'about', 'project-page']) {
+    const ids = [
+      'new-session',
+      'import-config',
+      'open-trace',
+      'save-trace',
+      'about',
+      'project-page',
+    ];
+    for (const id of ids) {
       const click = byId(t, id).click;
       expect(click, id).toBeTypeOf('function');
       click?.(undefined as never, undefined, undefined as never);
     }
-    expect(a.calls).toEqual(['new', 'import', 'about', 'project']);
+    expect(a.calls).toEqual(['new', 'import', 'open-trace', 'save-trace', 'about', 'project']);
   });
 
-  it('shows Open/Save Trace disabled until traces land', () => {
+  it('enables Open/Save Trace with their accelerators', () => {
     const t = linux(true);
-    for (const id of ['open-trace', 'save-trace']) {
-      expect(byId(t, id).enabled).toBe(false);
-      expect(byId(t, id).label).toContain(TRACE_PENDING_NOTE);
-      expect(byId(t, id).click).toBeUndefined();
-    }
+    expect(byId(t, 'open-trace')).toMatchObject({
+      label: 'Open Trace…',
+      accelerator: 'CmdOrCtrl+O',
+    });
+    expect(byId(t, 'save-trace')).toMatchObject({
+      label: 'Save Trace…',
+      accelerator: 'CmdOrCtrl+S',
+    });
+    expect(byId(t, 'open-trace').enabled).not.toBe(false);
+    expect(byId(t, 'save-trace').enabled).not.toBe(false);
   });
 
   it('offers reload and DevTools only when unpackaged', () => {

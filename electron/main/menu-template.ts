@@ -1,6 +1,6 @@
 /**
  * The application menu as data (types only from 'electron'): File (new session, import config,
- * trace items disabled until traces land, quit), Edit (so copy/paste work in inputs on macOS),
+ * open trace, save trace, quit), Edit (so copy/paste work in inputs on macOS),
  * View (reload and DevTools only when unpackaged, zoom, full screen), Help (about, project page).
  * Actions are callbacks supplied by main.ts, so this module is tested in plain Node.
  */
@@ -9,6 +9,10 @@ import type { MenuItemConstructorOptions } from 'electron';
 export interface MenuActions {
   newSession(): void;
   importConfig(): void;
+  /** File → Open Trace…: choose a trace file and show it read-only. */
+  openTrace(): void;
+  /** File → Save Trace…: record the active session to a chosen file. */
+  saveTrace(): void;
   showAbout(): void;
   /** Opens the project page (an https URL vetted by navigation.ts), or null when there is none. */
   openProjectPage: (() => void) | null;
@@ -20,8 +24,6 @@ export interface MenuInput {
   isPackaged: boolean;
   actions: MenuActions;
 }
-
-export const TRACE_PENDING_NOTE = 'arrives with traces';
 
 export function buildMenuTemplate(input: MenuInput): MenuItemConstructorOptions[] {
   const { actions } = input;
@@ -44,8 +46,18 @@ export function buildMenuTemplate(input: MenuInput): MenuItemConstructorOptions[
         click: actions.importConfig,
       },
       { type: 'separator' },
-      { id: 'open-trace', label: `Open Trace… (${TRACE_PENDING_NOTE})`, enabled: false },
-      { id: 'save-trace', label: `Save Trace… (${TRACE_PENDING_NOTE})`, enabled: false },
+      {
+        id: 'open-trace',
+        label: 'Open Trace…',
+        accelerator: 'CmdOrCtrl+O',
+        click: actions.openTrace,
+      },
+      {
+        id: 'save-trace',
+        label: 'Save Trace…',
+        accelerator: 'CmdOrCtrl+S',
+        click: actions.saveTrace,
+      },
       { type: 'separator' },
       mac ? { role: 'close' } : { role: 'quit', label: 'Quit' },
     ],

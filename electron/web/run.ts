@@ -19,6 +19,8 @@ export interface WebCommandOptions {
   open: boolean;
   host?: string;
   allowRemote?: boolean;
+  /** A trace to open before the page loads (`pipescope open <file>`). */
+  openTrace?: string;
 }
 
 /** Past this, a shutdown that left a handle open ends the process anyway. */
@@ -50,6 +52,14 @@ export async function runWebCommand(opts: WebCommandOptions): Promise<number> {
   }
 
   const manager = new SessionManager();
+  if (opts.openTrace) {
+    const opened = await manager.handle('trace:open', { path: opts.openTrace });
+    if (!opened.ok) {
+      await manager.stopAll();
+      say(opened.error.message);
+      return 2;
+    }
+  }
   let server: Awaited<ReturnType<typeof startWebServer>>;
   try {
     server = await startWebServer({

@@ -8,14 +8,17 @@ import { SessionTabs } from '../features/session/SessionTabs';
 import { SessionView } from '../features/session/SessionView';
 import { ShortcutHelp } from '../features/shortcuts/ShortcutHelp';
 import { StartScreen } from '../features/start/StartScreen';
+import { TraceDropZone } from '../features/trace/TraceDropZone';
 import { appStore, useApp } from '../store';
 import { connectStore } from '../store/connect';
 import { HostContext } from './host-context';
+import { connectMenuEvents } from './menu-actions';
 import { Notices } from './Notices';
 import { useGlobalKeys } from './useGlobalKeys';
 
 export function App({ host }: { host: HostApi }): ReactElement {
   useEffect(() => connectStore(host, appStore), [host]);
+  useEffect(() => connectMenuEvents(host, appStore), [host]);
   return (
     <HostContext.Provider value={host}>
       <Shell />
@@ -76,6 +79,7 @@ function Shell(): ReactElement {
         </div>
         {activeId !== null ? <SessionView key={activeId} sessionId={activeId} /> : null}
       </main>
+      <TraceDropZone />
       <Notices />
       {helpOpen ? <ShortcutHelp onClose={() => setHelpOpen(false)} /> : null}
     </div>

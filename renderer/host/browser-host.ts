@@ -111,7 +111,11 @@ function parseIncoming(text: string): Incoming | null {
     return null;
   }
   const e = m.event as Record<string, unknown> | null;
-  if (typeof e === 'object' && e !== null && (e.type === 'snapshot' || e.type === 'sessions')) {
+  if (
+    typeof e === 'object' &&
+    e !== null &&
+    (e.type === 'snapshot' || e.type === 'sessions' || e.type === 'notice')
+  ) {
     return { event: e as HostEvent };
   }
   return null;

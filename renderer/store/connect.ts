@@ -25,6 +25,10 @@ export function connectStore(host: HostApi, store: StoreApi<AppStore>): () => vo
     if (!live) return;
     if (sessions.ok && !sawSessions)
       store.getState().ingest({ type: 'sessions', sessions: sessions.value });
+    // `pipescope open <file>` opened a trace before the page loaded: show it.
+    const first = store.getState();
+    const trace = first.sessions.findLast((s) => s.trace !== null);
+    if (first.activeId === null && trace) first.setActive(trace.id);
     if (catalog.ok) {
       store.getState().setCatalog(catalog.value);
       store.getState().setConnection('connected');

@@ -27,6 +27,8 @@ export function makeInfo(over: Partial<SessionInfo> = {}): SessionInfo {
     onOversize: 'discard',
     maxFrameBytes: 32 * 1024 * 1024,
     startedAt: 1_700_000_000_000,
+    recording: null,
+    trace: null,
     ...over,
   };
 }

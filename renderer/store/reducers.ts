@@ -154,8 +154,16 @@ export function sameInfo(a: SessionInfo, b: SessionInfo): boolean {
   if (sa && sb && (sa.name !== sb.name || sa.version !== sb.version)) return false;
   if (sa && sb && sa.protocolVersion !== sb.protocolVersion) return false;
   if (!sameStrings(a.args, b.args) || !sameStrings(a.envNames, b.envNames)) return false;
+  if (!sameRecording(a.recording, b.recording)) return false;
+  if (a.trace?.t !== b.trace?.t || a.trace?.fileName !== b.trace?.fileName) return false;
+  if (a.trace?.markers.length !== b.trace?.markers.length) return false;
   if (a.tools.length !== b.tools.length) return false;
   return a.tools.every((t, i) => t.name === b.tools[i].name);
+}
+
+function sameRecording(a: SessionInfo['recording'], b: SessionInfo['recording']): boolean {
+  if (a === null || b === null) return a === b;
+  return a.path === b.path && a.bytes === b.bytes && a.active === b.active;
 }
 
 function sameStrings(a: readonly string[], b: readonly string[]): boolean {
@@ -186,8 +194,9 @@ export function applySnapshot(
   snap: SessionSnapshot,
   limits: StoreLimits = DEFAULT_LIMITS,
 ): SessionData {
-  const base = prev ?? emptySessionData(snap.info);
   if (prev && snap.seq <= prev.seq) return prev; // stale or duplicate
+  if (snap.replace) return replaceWithSnapshot(prev, snap, limits);
+  const base = prev ?? emptySessionData(snap.info);
   const frames = appendCapped(base.frames, snap.frames, limits.frames);
   const sizes = appendCapped(
     base.frameSizes,
@@ -209,6 +218,38 @@ export function applySnapshot(
     frameSizes: sizes.list,
     stderr: stderr.text,
     stderrSkipped: base.stderrSkipped + snap.stderrSkipped + stderr.dropped,
+    findings: sameFindings(base.findings, snap.findings) ? base.findings : snap.findings,
+    recovery: base.recovery,
+  };
+}
+
+/**
+ * A trace session's state at a moment: the snapshot's lists are the whole state (not deltas),
+ * so they replace what was held, capped like live data; the selection and recovery stay.
+ */
+export function replaceWithSnapshot(
+  prev: SessionData | undefined,
+  snap: SessionSnapshot,
+  limits: StoreLimits = DEFAULT_LIMITS,
+): SessionData {
+  const base = prev ?? emptySessionData(snap.info);
+  const frames = appendCapped([], snap.frames, limits.frames);
+  const sizes = appendCapped([], snap.frameSizes, limits.frameSizes);
+  const points = appendCapped([], snap.series ?? [snap.point], limits.points);
+  const requests = mergeRequests(new Map(), snap.requests, limits.requests);
+  const stderr = appendTextCapped('', snap.stderr, limits.stderrChars);
+  return {
+    info: sameInfo(base.info, snap.info) ? base.info : snap.info,
+    seq: snap.seq,
+    metrics: snap.metrics,
+    points: points.list,
+    requests: requests.requests,
+    requestsDropped: requests.dropped,
+    frames: frames.list,
+    framesSkipped: snap.framesSkipped + frames.dropped,
+    frameSizes: sizes.list,
+    stderr: stderr.text,
+    stderrSkipped: snap.stderrSkipped + stderr.dropped,
     findings: sameFindings(base.findings, snap.findings) ? base.findings : snap.findings,
     recovery: base.recovery,
   };
@@ -249,7 +290,7 @@ export function reduceEvent(
   event: HostEvent,
   limits: StoreLimits = DEFAULT_LIMITS,
 ): DataState {
-  if (event.type === 'connection') return state;
+  if (event.type !== 'sessions' && event.type !== 'snapshot') return state;
   if (event.type === 'sessions') return applySessions(state, event.sessions);
   const snap = event.snapshot;
   if (state.closedIds.includes(snap.sessionId)) return state;
@@ -259,7 +300,10 @@ export function reduceEvent(
   const known = state.sessions.some((s) => s.id === snap.sessionId);
   const sessions = known
     ? state.sessions.map((s) =>
-        s.id === snap.sessionId && s.state !== next.info.state ? next.info : s,
+        s.id === snap.sessionId &&
+        (s.state !== next.info.state || s.trace?.t !== next.info.trace?.t)
+          ? next.info
+          : s,
       )
     : [...state.sessions, next.info];
   return {

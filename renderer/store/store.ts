@@ -6,7 +6,7 @@
  */
 import { createStore, type StoreApi } from 'zustand/vanilla';
 import type { DemoScenario } from '../../shared/demo-catalog';
-import type { HostEvent, RecoveryInfo, SessionInfo } from '../../shared/host-api';
+import type { HostEvent, ImportResult, RecoveryInfo, SessionInfo } from '../../shared/host-api';
 import type { JsonRpcId } from '../../shared/requests';
 import { emptyDataState, openSession, reduceEvent } from './reducers';
 import {
@@ -32,6 +32,7 @@ export interface AppActions {
   selectFrame(sessionId: string, seq: number | null): void;
   setRecovery(sessionId: string, recovery: RecoveryInfo): void;
   notify(text: string, level?: Notice['level']): void;
+  setImported(imported: { fileName: string; result: ImportResult } | null): void;
   dismissNotice(id: number): void;
 }
 
@@ -52,6 +53,7 @@ export function initialAppState(): AppState {
     catalogError: null,
     selection: {},
     notices: [],
+    imported: null,
   };
 }
 
@@ -60,6 +62,8 @@ export function createAppStore(limits: StoreLimits = DEFAULT_LIMITS): StoreApi<A
     ...initialAppState(),
     ingest: (event) =>
       set((s) => {
+        if (event.type === 'notice')
+          return { notices: pushNotice(s.notices, event.text, event.level) };
         if (event.type !== 'connection') return reduceEvent(s, event, limits);
         // The link dropped (the host retries) or came back (it resends the session list).
         if (event.state === 'disconnected')
@@ -92,12 +96,15 @@ export function createAppStore(limits: StoreLimits = DEFAULT_LIMITS): StoreApi<A
         return { bySession: { ...s.bySession, [sessionId]: { ...data, recovery } } };
       }),
     notify: (text, level = 'error') =>
-      set((s) => {
-        noticeSeq += 1;
-        return { notices: [...s.notices, { id: noticeSeq, level, text }].slice(-NOTICES_KEPT) };
-      }),
+      set((s) => ({ notices: pushNotice(s.notices, text, level) })),
+    setImported: (imported) => set({ imported }),
     dismissNotice: (id) => set((s) => ({ notices: s.notices.filter((n) => n.id !== id) })),
   }));
+}
+
+function pushNotice(notices: Notice[], text: string, level: Notice['level']): Notice[] {
+  noticeSeq += 1;
+  return [...notices, { id: noticeSeq, level, text }].slice(-NOTICES_KEPT);
 }
 
 export function selectionOf(state: AppState, sessionId: string): SessionSelection {

@@ -5,7 +5,7 @@
 import type { DemoScenario } from '../../shared/demo-catalog';
 import type { LiveFinding } from '../../shared/findings';
 import type { FrameSummary } from '../../shared/frames';
-import type { RecoveryInfo, SeriesPoint, SessionInfo } from '../../shared/host-api';
+import type { ImportResult, RecoveryInfo, SeriesPoint, SessionInfo } from '../../shared/host-api';
 import type { LiveMetrics } from '../../shared/metrics';
 import type { JsonRpcId, RequestRecord } from '../../shared/requests';
 
@@ -89,4 +89,6 @@ export interface AppState extends DataState {
   catalogError: string | null;
   selection: Readonly<Record<string, SessionSelection>>;
   notices: Notice[];
+  /** The last imported config (the start screen's list; File → Import Config… lands here). */
+  imported: { fileName: string; result: ImportResult } | null;
 }

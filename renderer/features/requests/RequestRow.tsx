@@ -11,6 +11,7 @@ interface RequestRowProps {
   onSelect(id: JsonRpcId): void;
   onCancel(id: JsonRpcId): void;
   onReplay(id: JsonRpcId): void;
+  readOnly?: boolean;
 }
 
 function statusTitle(r: RequestRecord): string {
@@ -28,6 +29,7 @@ export const RequestRow = memo(function RequestRow({
   onSelect,
   onCancel,
   onReplay,
+  readOnly = false,
 }: RequestRowProps): ReactElement {
   const bar = waterfallBar(r, span, nowMs);
   const latency = r.latencyMs ?? (r.status === 'pending' ? nowMs - r.sentAt : null);
@@ -69,36 +71,40 @@ export const RequestRow = memo(function RequestRow({
         </div>
       </td>
       <td className="actions">
-        <button
-          type="button"
-          className="small"
-          data-testid={`cancel-${key}`}
-          disabled={!canCancel(r)}
-          title={
-            r.method === 'initialize'
-              ? 'initialize can never be cancelled'
-              : 'Send notifications/cancelled (c)'
-          }
-          onClick={(e) => {
-            e.stopPropagation();
-            onCancel(r.id);
-          }}
-        >
-          Cancel
-        </button>
-        <button
-          type="button"
-          className="small"
-          data-testid={`replay-${key}`}
-          disabled={!canReplay(r)}
-          title="Send the same request again with a new id (r)"
-          onClick={(e) => {
-            e.stopPropagation();
-            onReplay(r.id);
-          }}
-        >
-          Replay
-        </button>
+        {readOnly ? null : (
+          <>
+            <button
+              type="button"
+              className="small"
+              data-testid={`cancel-${key}`}
+              disabled={!canCancel(r)}
+              title={
+                r.method === 'initialize'
+                  ? 'initialize can never be cancelled'
+                  : 'Send notifications/cancelled (c)'
+              }
+              onClick={(e) => {
+                e.stopPropagation();
+                onCancel(r.id);
+              }}
+            >
+              Cancel
+            </button>
+            <button
+              type="button"
+              className="small"
+              data-testid={`replay-${key}`}
+              disabled={!canReplay(r)}
+              title="Send the same request again with a new id (r)"
+              onClick={(e) => {
+                e.stopPropagation();
+                onReplay(r.id);
+              }}
+            >
+              Replay
+            </button>
+          </>
+        )}
       </td>
     </tr>
   );

@@ -21,9 +21,12 @@ const EMPTY: never[] = [];
 export function RequestsTable({
   sessionId,
   actions,
+  readOnly = false,
 }: {
   sessionId: string;
   actions: SessionActions;
+  /** A trace session: no Cancel / Replay / recovery probe. */
+  readOnly?: boolean;
 }): ReactElement | null {
   const requests = useApp((s) => s.bySession[sessionId]?.requests);
   const dropped = useApp((s) => s.bySession[sessionId]?.requestsDropped ?? 0);
@@ -60,7 +63,7 @@ export function RequestsTable({
             {formatCount(all.length)} kept{dropped > 0 ? ` · ${formatCount(dropped)} dropped` : ''}
             {all.length > ROWS_SHOWN ? ` · newest ${ROWS_SHOWN} shown` : ''}
           </span>
-          {cancelled || recovery ? (
+          {!readOnly && (cancelled || recovery) ? (
             <RecoveryProbe actions={actions} recovery={recovery} disabled={!running} />
           ) : null}
         </>
@@ -99,6 +102,7 @@ export function RequestsTable({
                 onSelect={onSelect}
                 onCancel={onCancel}
                 onReplay={onReplay}
+                readOnly={readOnly}
               />
             ))}
           </tbody>

@@ -1,6 +1,7 @@
 import type { ReactElement } from 'react';
 import { useApp } from '../../store';
 import { formatArgv } from '../start/argv';
+import { RecordToggle } from '../trace/RecordToggle';
 import type { SessionActions } from './useSessionActions';
 
 /** What runs (the exact argv), what answered (serverInfo) and the stop/close actions. */
@@ -57,6 +58,7 @@ export function SessionHeader({
         >
           Stop
         </button>
+        <RecordToggle sessionId={sessionId} />
       </div>
     </div>
   );

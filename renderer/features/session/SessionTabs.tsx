@@ -36,6 +36,7 @@ export function SessionTabs(): ReactElement {
             onClick={() => appStore.getState().setActive(s.id)}
           >
             <span className="dot" data-state={s.state} />
+            {s.trace ? <span className="tab-trace">TRACE</span> : null}
             {s.title}
           </button>
           <button

@@ -13,6 +13,7 @@ import { CounterStrip } from '../counters/CounterStrip';
 import { FindingsPanel } from '../findings/FindingsPanel';
 import { RequestsTable } from '../requests/RequestsTable';
 import { useSessionShortcuts } from '../shortcuts/useSessionShortcuts';
+import { TraceBar } from '../trace/TraceBar';
 import { FramesSection, FrameViewerDrawer } from './FramesSection';
 import { SessionHeader } from './SessionHeader';
 import { StderrSection } from './StderrSection';
@@ -24,8 +25,10 @@ export function SessionView({ sessionId }: { sessionId: string }): ReactElement 
     const data = s.bySession[sessionId];
     return data ? handshakeState(data) : 'pending';
   });
+  // A session opened from a trace is read-only: same dashboard, no controls that act on a server.
+  const readOnly = useApp((s) => s.bySession[sessionId]?.info.trace != null);
   const actions = useSessionActions(sessionId);
-  useSessionShortcuts(sessionId, actions);
+  useSessionShortcuts(sessionId, actions, readOnly);
   return (
     <div
       className="session"
@@ -33,21 +36,26 @@ export function SessionView({ sessionId }: { sessionId: string }): ReactElement 
       data-session-id={sessionId}
       data-session-state={state}
       data-handshake={handshake}
+      data-read-only={readOnly}
     >
-      <div className="session-top">
-        <SessionHeader sessionId={sessionId} actions={actions} />
-        <DemoControls sessionId={sessionId} actions={actions} />
-      </div>
+      {readOnly ? (
+        <TraceBar sessionId={sessionId} />
+      ) : (
+        <div className="session-top">
+          <SessionHeader sessionId={sessionId} actions={actions} />
+          <DemoControls sessionId={sessionId} actions={actions} />
+        </div>
+      )}
       <CounterStrip sessionId={sessionId} />
       <div className="dashboard">
         <div className="dash-main">
           <LiveCharts sessionId={sessionId} />
-          <RequestsTable sessionId={sessionId} actions={actions} />
+          <RequestsTable sessionId={sessionId} actions={actions} readOnly={readOnly} />
           <FramesSection sessionId={sessionId} />
         </div>
         <div className="dash-side">
           <FindingsPanel sessionId={sessionId} />
-          <RequestComposer sessionId={sessionId} actions={actions} />
+          {readOnly ? null : <RequestComposer sessionId={sessionId} actions={actions} />}
           <StderrSection sessionId={sessionId} />
         </div>
       </div>

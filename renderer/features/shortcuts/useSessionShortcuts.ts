@@ -8,8 +8,13 @@ import { cancelTarget, replayTarget } from '../../store/selectors';
 import type { SessionActions } from '../session/useSessionActions';
 import { isShortcutEvent } from './shortcuts';
 
-export function useSessionShortcuts(sessionId: string, actions: SessionActions): void {
+export function useSessionShortcuts(
+  sessionId: string,
+  actions: SessionActions,
+  readOnly = false,
+): void {
   useEffect(() => {
+    if (readOnly) return; // a trace session has no server to act on
     const onKey = (e: KeyboardEvent): void => {
       if (!isShortcutEvent(e)) return;
       const state = appStore.getState();
@@ -34,5 +39,5 @@ export function useSessionShortcuts(sessionId: string, actions: SessionActions):
     };
     window.addEventListener('keydown', onKey);
     return () => window.removeEventListener('keydown', onKey);
-  }, [sessionId, actions]);
+  }, [sessionId, actions, readOnly]);
 }

@@ -6,6 +6,7 @@ import { type ReactElement, useState } from 'react';
 import type { ConfigFormat, ImportResult } from '../../../shared/host-api';
 import { useHost } from '../../app/host-context';
 import { ErrorText } from '../../components/ErrorText';
+import { appStore, useApp } from '../../store';
 import { ImportedServerList } from './ImportedServerList';
 
 const MAX_CONFIG_BYTES = 8 * 1024 * 1024;
@@ -21,21 +22,24 @@ const CONFIG_FORMATS = [
 export function ImportConfig(): ReactElement {
   const host = useHost();
   const [format, setFormat] = useState<ConfigFormat>('auto');
-  const [result, setResult] = useState<ImportResult | null>(null);
+  // In the store: File → Import Config… (Electron menu) lands in the same list.
+  const imported = useApp((s) => s.imported);
+  const result = imported?.result ?? null;
+  const fileName = imported?.fileName ?? null;
   const [error, setError] = useState<string | null>(null);
-  const [fileName, setFileName] = useState<string | null>(null);
+  const setResult = (r: ImportResult | null, name: string): void =>
+    appStore.getState().setImported(r ? { fileName: name, result: r } : null);
 
   const read = async (file: File): Promise<void> => {
     setError(null);
-    setResult(null);
-    setFileName(file.name);
+    setResult(null, file.name);
     if (file.size > MAX_CONFIG_BYTES) {
       setError(`${file.name} is ${file.size} bytes; a config file is at most 8 MiB.`);
       return;
     }
     const text = await file.text();
     const r = await host.invoke('config:import', { format, text, fileName: file.name });
-    if (r.ok) setResult(r.value);
+    if (r.ok) setResult(r.value, file.name);
     else setError(r.error.message);
   };
 

@@ -2,6 +2,7 @@
 import './start.css';
 import type { ReactElement } from 'react';
 import { Panel } from '../../components/Panel';
+import { OpenTracePanel } from '../trace/OpenTracePanel';
 import { CustomServerForm } from './CustomServerForm';
 import { DemoCatalog } from './DemoCatalog';
 import { DiscoveredConfigs } from './DiscoveredConfigs';
@@ -26,6 +27,9 @@ export function StartScreen(): ReactElement {
         </Panel>
         <Panel title="Import from another host">
           <ImportConfig />
+        </Panel>
+        <Panel title="Open a trace" testId="open-trace-panel">
+          <OpenTracePanel />
         </Panel>
         <Panel title="Found on this machine">
           <DiscoveredConfigs />
