@@ -44,6 +44,7 @@ import {
   isAppUrl,
   projectPageUrl,
 } from './navigation.js';
+import { isPermissionAllowed } from './permissions.js';
 import { createQuitGuard } from './quit-guard.js';
 import { buildWindowOptions } from './window-options.js';
 
@@ -88,8 +89,12 @@ function hardenContents(contents: WebContents): void {
 
 function hardenSession(): void {
   const ses = session.defaultSession;
-  ses.setPermissionRequestHandler((_contents, _permission, callback) => callback(false));
-  ses.setPermissionCheckHandler(() => false);
+  ses.setPermissionRequestHandler((contents, permission, callback) =>
+    callback(isPermissionAllowed(permission, contents.getURL(), isAppUrl)),
+  );
+  ses.setPermissionCheckHandler((_contents, permission, requestingOrigin) =>
+    isPermissionAllowed(permission, `${requestingOrigin}/`, isAppUrl),
+  );
   ses.setDevicePermissionHandler(() => false);
   // The app:// handler already sends the CSP; this covers any other response in the session.
   ses.webRequest.onHeadersReceived((details, callback) => {
