@@ -14,6 +14,7 @@ import { type FileHandle, open } from 'node:fs/promises';
 import {
   isTraceEventType,
   parseTraceHeader,
+  TRACE_EVENT_TYPES,
   type TraceEvent,
   type TraceEventType,
   type TraceFrameEvent,
@@ -30,19 +31,8 @@ const PREFIX_BYTES = 1024;
 const PREFIX = /^\{"t":(-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?),"type":"([a-z]+)"/;
 const BYTES_FIELD = /,"bytes":(\d+)[,}]/;
 
-const TYPE_CODES: readonly TraceEventType[] = [
-  'state',
-  'frame',
-  'stderr',
-  'metrics',
-  'request',
-  'cancel',
-  'finding',
-  'oversize',
-  'mode',
-  'exit',
-  'end',
-];
+/** Index codes of event types: their position in the format's own list. */
+const TYPE_CODES: readonly TraceEventType[] = TRACE_EVENT_TYPES;
 const UNKNOWN = 0x1f;
 /** Flag bits in the type column, next to the 5-bit type code. */
 const TYPE_MASK = 0x1f;

@@ -1,15 +1,10 @@
-/**
- * Replay differences: what changed between the recorded session and its replay — responses
- * whose content or size changed, statuses, latency then vs now, findings now vs then.
- *
- * `replayTrace` runs the whole replay; `diffReplay` is pure over the plan (trace-replay.ts),
- * the trace reader (recorded response text, read on demand) and the replay run. A response is compared by content with its `id` set aside (the
- * new ids may differ); a recorded text that was redacted is compared with the new text
- * redacted the same way; a response recorded without text is compared by sha-256 and size.
- */
-import type { FindingCode } from '../../shared/findings.js';
 import type { ProbeReport } from '../../shared/report.js';
 import type { JsonRpcId, RequestStatus } from '../../shared/requests.js';
+import type {
+  ReplayRequestView as ReplayRequestDiff,
+  ReplayRequestView,
+  ReplayReport as ReplayResult,
+} from '../../shared/trace-api.js';
 import { buildReport } from './report.js';
 import type { TraceReader } from './trace-reader.js';
 import { Redactor } from './trace-redact.js';
@@ -24,41 +19,12 @@ import {
 } from './trace-replay.js';
 import { summarizeTrace } from './trace-report.js';
 
-export type ResponseVerdict = 'same' | 'changed' | 'missing' | 'new' | 'none' | 'unknown';
-
-export interface ReplayRequestDiff {
-  oldId: JsonRpcId;
-  newId: JsonRpcId | null;
-  method: string;
-  statusThen: RequestStatus | null;
-  statusNow: RequestStatus | null;
-  bytesThen: number | null;
-  bytesNow: number | null;
-  bytesDelta: number | null;
-  latencyThenMs: number | null;
-  latencyNowMs: number | null;
-  response: ResponseVerdict;
-}
-
-export interface ReplayResult {
-  trace: string;
-  command: string;
-  args: string[];
-  timing: 'recorded' | 'fast';
-  requests: ReplayRequestDiff[];
-  findings: {
-    recorded: FindingCode[];
-    replayed: FindingCode[];
-    added: FindingCode[];
-    removed: FindingCode[];
-  };
-  notes: string[];
-  /** Changed or missing responses, status changes and findings added or removed. */
-  differences: number;
-  startError: string | null;
-  /** The replay session's own `probe --json` report. */
-  report: ProbeReport;
-}
+// The replay result is a HostApi payload too: its types live once, in shared/trace-api.ts.
+export type {
+  ReplayReport as ReplayResult,
+  ReplayRequestView as ReplayRequestDiff,
+} from '../../shared/trace-api.js';
+export type ResponseVerdict = ReplayRequestView['response'];
 
 export interface DiffInput {
   reader: TraceReader;

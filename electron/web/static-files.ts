@@ -6,10 +6,12 @@
  * headers every response of the server carries. Fed by: server.ts after the request passed the
  * Host / Origin / token gate. Nothing listens.
  */
+
 import { createReadStream } from 'node:fs';
 import { realpath, stat } from 'node:fs/promises';
 import type { ServerResponse } from 'node:http';
 import path from 'node:path';
+import { contentTypeFor } from './content-types.js';
 
 /** Headers on every response, errors included. No CORS header of any kind, ever. */
 export const SECURITY_HEADERS: Readonly<Record<string, string>> = {
@@ -22,24 +24,6 @@ export const SECURITY_HEADERS: Readonly<Record<string, string>> = {
   'Cross-Origin-Opener-Policy': 'same-origin',
   'Cross-Origin-Resource-Policy': 'same-origin',
   'X-Frame-Options': 'DENY',
-};
-
-const CONTENT_TYPES: Readonly<Record<string, string>> = {
-  '.html': 'text/html; charset=utf-8',
-  '.js': 'text/javascript; charset=utf-8',
-  '.mjs': 'text/javascript; charset=utf-8',
-  '.css': 'text/css; charset=utf-8',
-  '.json': 'application/json; charset=utf-8',
-  '.map': 'application/json; charset=utf-8',
-  '.svg': 'image/svg+xml',
-  '.png': 'image/png',
-  '.jpg': 'image/jpeg',
-  '.ico': 'image/x-icon',
-  '.webp': 'image/webp',
-  '.woff': 'font/woff',
-  '.woff2': 'font/woff2',
-  '.txt': 'text/plain; charset=utf-8',
-  '.wasm': 'application/wasm',
 };
 
 export function sendText(
@@ -109,11 +93,10 @@ export async function serveStatic(
   } catch {
     return sendText(res, 404, 'not found');
   }
-  const ext = path.extname(file).toLowerCase();
   const isIndex = path.relative(root.real, file) === 'index.html';
   res.writeHead(200, {
     ...SECURITY_HEADERS,
-    'Content-Type': CONTENT_TYPES[ext] ?? 'application/octet-stream',
+    'Content-Type': contentTypeFor(file),
     'Content-Length': String(size),
     // index.html names the hashed bundles of this build: never reuse a stale one.
     'Cache-Control': isIndex ? 'no-store' : 'no-cache',
