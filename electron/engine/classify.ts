@@ -4,19 +4,10 @@
  * reaching JSON.parse is already known to be within budget.
  */
 import { isUtf8 } from 'node:buffer';
-import type { FrameKind } from './worker-protocol.js';
+import type { FrameMeta } from './worker-protocol.js';
 
-export interface Classified {
-  kind: FrameKind;
-  id?: string | number | null;
-  method?: string;
-  error?: { code: number; message: string };
-  progressToken?: string | number;
-  progress?: number;
-  total?: number;
-  params?: unknown;
-  problem?: string;
-}
+/** What classification learns about a line: a frame's metadata without its position. */
+export type Classified = Omit<FrameMeta, 'offset' | 'bytes' | 'start' | 't'>;
 
 /** Params of server-initiated requests/notifications are kept only when this small. */
 const KEEP_PARAMS_BYTES = 16 * 1024;
