@@ -1,15 +1,15 @@
 /**
  * SessionManager: the Node side of HostApi (shared/host-api.ts), once for every host.
  *
- * Owns: every Session a host started, their handshakes, and the per-session deltas (new frames,
- * changed requests, new stderr) that become snapshots. Fed by: host calls (`handle`, validated
- * against the channel schemas) and the sessions' events. Listens: host subscribers (Electron IPC,
- * the browser-mode WebSocket) get at most 20 snapshots a second per session, whatever the server
- * does; lists inside a snapshot are capped and what was skipped is counted.
+ * Owns: every Session a host started, their handshakes, recordings, and one SnapshotBuilder per
+ * session (snapshot-builder.ts: the deltas between snapshots, kept small in a flood). Fed by: host
+ * calls (`handle`, validated against the channel schemas) and the sessions' events. Listens: host
+ * subscribers (Electron IPC, the browser-mode WebSocket) get at most 20 snapshots a second per
+ * session, whatever the server does; lists inside a snapshot are capped and what was skipped is
+ * counted.
  */
 import { createHash } from 'node:crypto';
 import { importConfigText } from '../../shared/config-import.js';
-import type { FrameSummary } from '../../shared/frames.js';
 import {
   type ChannelPayload,
   type ChannelResponses,
@@ -18,37 +18,25 @@ import {
   isHostChannel,
   parseChannelPayload,
   type SessionInfo,
-  type SessionSnapshot,
 } from '../../shared/host-api.js';
-import type { JsonRpcId, RequestRecord } from '../../shared/requests.js';
 import { err, ok, type Result } from '../../shared/result.js';
-import { DEMO_CATALOG, demoCommand, findDemo } from '../demo-servers/catalog.js';
+import { DEMO_CATALOG } from '../demo-servers/catalog.js';
 import { discoverConfigs } from './config-discovery.js';
-import { callTool, initialize, listTools } from './mcp-client.js';
-import { Session, SessionError } from './session.js';
+import { callTool } from './mcp-client.js';
+import { type Session, SessionError } from './session.js';
+import { createSession, handshake } from './session-launch.js';
 import { defaultTracePath, exportRecording, startRecording } from './session-recording.js';
+import { SnapshotBuilder } from './snapshot-builder.js';
 import { TraceHost } from './trace-host.js';
 import type { TraceRecorder } from './trace-recorder.js';
 
 const SNAPSHOT_EVERY_MS = 50; // ≤ 20 Hz per session
-const FRAMES_PER_SNAPSHOT = 200;
-const SIZES_PER_SNAPSHOT = 500;
-const STDERR_PER_SNAPSHOT = 64 * 1024;
-const HANDSHAKE_TIMEOUT_MS = 15_000;
 const MAX_SESSIONS = 32;
 
 interface Managed {
   session: Session;
   info: SessionInfo;
-  seq: number;
-  frames: FrameSummary[];
-  framesSkipped: number;
-  sizes: SessionSnapshot['frameSizes'];
-  requests: Map<JsonRpcId, RequestRecord>;
-  stderr: string;
-  stderrSkipped: number;
-  dirty: boolean;
-  lastSentAt: number;
+  deltas: SnapshotBuilder;
   recorder: TraceRecorder | null;
 }
 
@@ -79,8 +67,8 @@ export class SessionManager {
     // next flush resends metrics, findings and every request record (upserts by id: harmless
     // for subscribers that already had them).
     for (const m of this.sessions.values()) {
-      for (const r of m.session.requests.all()) m.requests.set(r.id, r);
-      m.dirty = true;
+      for (const r of m.session.requests.all()) m.deltas.addRequest(r);
+      m.deltas.touch();
     }
     return () => this.listeners.delete(listener);
   }
@@ -225,7 +213,7 @@ export class SessionManager {
       if (m.recorder?.path === file) m.recorder = null;
       if (m.info.recording?.path === file)
         m.info.recording = { ...m.info.recording, active: false };
-      m.dirty = true;
+      m.deltas.touch();
       this.broadcastSessions();
       this.emit({ type: 'notice', level: 'error', text: message, sessionId: m.info.id });
     });
@@ -245,7 +233,7 @@ export class SessionManager {
     m.session.on('state', (state) => {
       if (state === 'stopped' && m.recorder === recorder) void this.finishRecording(m, recorder);
     });
-    m.dirty = true;
+    m.deltas.touch();
     this.broadcastSessions();
     return ok({ path: recorder.path });
   }
@@ -255,7 +243,7 @@ export class SessionManager {
     if (m.recorder === recorder) m.recorder = null;
     if (m.info.recording?.path === recorder.path && !recorder.error)
       m.info.recording = { path: recorder.path, bytes: recorder.writtenBytes, active: false };
-    m.dirty = true;
+    m.deltas.touch();
     this.broadcastSessions();
   }
 
@@ -274,79 +262,10 @@ export class SessionManager {
   private async start(p: ChannelPayload<'session:start'>): Promise<Result<SessionInfo>> {
     const live = [...this.sessions.values()].filter((m) => m.session.state === 'running').length;
     if (live >= MAX_SESSIONS) return err('ELIMIT', `at most ${MAX_SESSIONS} running sessions`);
-    let command: string;
-    let args: string[];
-    let env: Record<string, string> = {};
-    let cwd: string | undefined;
-    let title: string;
-    let demoId: string | null = null;
-    if ('demo' in p) {
-      const scenario = findDemo(p.demo.id);
-      if (!scenario) return err('ENODEMO', `unknown demo ${p.demo.id}`);
-      try {
-        ({ command, args } = demoCommand(p.demo.id, p.demo.knobs));
-      } catch (e) {
-        return err('EKNOB', (e as Error).message);
-      }
-      // Inside Electron, process.execPath is the app: make it behave as Node for the server.
-      if (process.versions.electron) env = { ELECTRON_RUN_AS_NODE: '1' };
-      title = scenario.id;
-      demoId = scenario.id;
-    } else {
-      ({ command, args, env } = p.server);
-      cwd = p.server.cwd;
-      title = p.server.name ?? command.split(/[\\/]/).pop() ?? command;
-    }
-    const session = new Session({
-      command,
-      args,
-      env,
-      cwd,
-      readerMode: p.readerMode,
-      consumerDelayMs: p.consumerDelayMs,
-      overloadPolicy: p.overloadPolicy,
-      onOversize: p.onOversize,
-      maxFrameBytes: p.maxFrameBytes,
-      requestTimeoutMs: p.requestTimeoutMs ?? 60_000,
-    });
-    const info: SessionInfo = {
-      id: session.id,
-      title,
-      command,
-      args,
-      cwd: cwd ?? null,
-      envNames: Object.keys(env),
-      demoId,
-      pid: null,
-      state: 'starting',
-      exit: null,
-      startError: null,
-      serverInfo: null,
-      handshakeError: null,
-      tools: [],
-      readerMode: session.config.readerMode,
-      consumerDelayMs: session.config.consumerDelayMs,
-      overloadPolicy: session.config.overloadPolicy,
-      onOversize: session.config.onOversize,
-      maxFrameBytes: session.config.maxFrameBytes,
-      startedAt: Date.now(),
-      recording: null,
-      trace: null,
-    };
-    const m: Managed = {
-      session,
-      info,
-      seq: 0,
-      frames: [],
-      framesSkipped: 0,
-      sizes: [],
-      requests: new Map(),
-      stderr: '',
-      stderrSkipped: 0,
-      dirty: true,
-      lastSentAt: 0,
-      recorder: null,
-    };
+    const created = createSession(p);
+    if (!created.ok) return created;
+    const { session, info } = created.value;
+    const m: Managed = { session, info, deltas: new SnapshotBuilder(), recorder: null };
     this.sessions.set(session.id, m);
     this.wire(m);
     try {
@@ -362,108 +281,38 @@ export class SessionManager {
   }
 
   private async handshake(m: Managed): Promise<void> {
-    // The handshake always drains (DESIGN.md): a paused start would deadlock initialize.
-    const mode = m.session.getReaderMode();
-    if (mode !== 'drain') m.session.setReaderMode('drain');
-    try {
-      const init = await initialize(m.session, HANDSHAKE_TIMEOUT_MS);
-      m.info.serverInfo = {
-        name: init.serverInfo.name,
-        version: init.serverInfo.version,
-        protocolVersion: init.protocolVersion,
-      };
-      const tools = await listTools(m.session, HANDSHAKE_TIMEOUT_MS);
-      m.info.tools = tools.map((t) => ({
-        name: t.name,
-        title: t.title,
-        description: t.description,
-        inputSchema: t.inputSchema as Record<string, unknown>,
-      }));
-    } catch (e) {
-      m.info.handshakeError = e instanceof Error ? e.message : String(e);
-    } finally {
-      if (mode !== 'drain' && m.session.state === 'running') m.session.setReaderMode(mode);
-      m.dirty = true;
-      this.broadcastSessions();
-    }
+    await handshake(m.session, m.info);
+    m.deltas.touch();
+    this.broadcastSessions();
   }
 
   private wire(m: Managed): void {
     const s = m.session;
-    s.on('frame', (f) => {
-      if (m.frames.length < FRAMES_PER_SNAPSHOT) m.frames.push(f);
-      else m.framesSkipped += 1;
-      if (m.sizes.length < SIZES_PER_SNAPSHOT) m.sizes.push({ t: f.t, bytes: f.bytes, dir: f.dir });
-      m.dirty = true;
-    });
-    s.on('request', (r) => {
-      m.requests.set(r.id, r);
-      m.dirty = true;
-    });
-    s.on('stderr', (text) => {
-      const room = STDERR_PER_SNAPSHOT - m.stderr.length;
-      if (room >= text.length) m.stderr += text;
-      else {
-        m.stderr += text.slice(0, Math.max(0, room));
-        m.stderrSkipped += text.length - Math.max(0, room);
-      }
-      m.dirty = true;
-    });
-    s.on('finding', () => {
-      m.dirty = true;
-    });
-    s.on('tick', () => {
-      m.dirty = true;
-    });
+    const d = m.deltas;
+    s.on('frame', (f) => d.addFrame(f));
+    s.on('request', (r) => d.addRequest(r));
+    s.on('stderr', (text) => d.addStderr(text));
+    s.on('finding', () => d.touch());
+    s.on('tick', () => d.touch());
     s.on('state', (state) => {
       m.info.state = state;
       m.info.pid = s.pid;
-      m.dirty = true;
+      d.touch();
       this.broadcastSessions();
     });
     s.on('exit', (exit) => {
       m.info.exit = { code: exit.code, signal: exit.signal };
-      m.dirty = true;
+      d.touch();
     });
   }
 
   private flushSnapshots(): void {
     if (this.listeners.size === 0) return;
     for (const m of this.sessions.values()) {
-      if (!m.dirty) continue;
-      m.dirty = false;
+      if (!m.deltas.dirty) continue;
       if (m.recorder && m.info.recording)
         m.info.recording = { ...m.info.recording, bytes: m.recorder.writtenBytes };
-      const metrics = m.session.liveMetrics();
-      m.seq += 1;
-      const snapshot: SessionSnapshot = {
-        sessionId: m.info.id,
-        seq: m.seq,
-        info: { ...m.info },
-        metrics,
-        point: {
-          t: metrics.elapsedMs,
-          stdoutRate: metrics.stdoutRate,
-          stderrRate: metrics.stderrRate,
-          dispatcherDepth: metrics.dispatcherDepth,
-          dispatcherWaitMs: metrics.dispatcherWaitMs,
-          largestFrameBytes: metrics.largestFrameBytes,
-        },
-        requests: [...m.requests.values()].map((r) => ({ ...r })),
-        frames: m.frames,
-        framesSkipped: m.framesSkipped,
-        frameSizes: m.sizes,
-        stderr: m.stderr,
-        stderrSkipped: m.stderrSkipped,
-        findings: m.session.findings.all().map((f) => ({ ...f })),
-      };
-      m.frames = [];
-      m.framesSkipped = 0;
-      m.sizes = [];
-      m.requests.clear();
-      m.stderr = '';
-      m.stderrSkipped = 0;
-      m.lastSentAt = Date.now();
+      const snapshot = m.deltas.build(m.info, m.session.liveMetrics(), m.session.findings.all());
       this.emit({ type: 'snapshot', snapshot });
     }
   }

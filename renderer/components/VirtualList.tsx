@@ -3,6 +3,12 @@
  * are in the DOM, so 100,000 items cost ~50 nodes. Fed by any feature panel (frames, stderr,
  * requests); owns only scroll state. With `stickToBottom` it follows new rows while the user
  * is at the bottom, stops when they scroll up, and offers a "↓ new" button to resume.
+ *
+ * Hot path (a log taking 20 batches a second): while following, the bottom window is computed
+ * during render, so a batch costs one render and one commit (no scroll state round trip), and
+ * the scroll position follows in the next animation frame (no forced synchronous layout).
+ * With `keyByPosition`, rows are keyed by their slot in the window: a log that slides by a
+ * whole window per batch updates text in place instead of unmounting and mounting every row.
  */
 import {
   type CSSProperties,
@@ -11,6 +17,7 @@ import {
   type UIEvent,
   useCallback,
   useLayoutEffect,
+  useMemo,
   useRef,
   useState,
   type WheelEvent,
@@ -29,6 +36,8 @@ export interface VirtualListProps<T> {
   getKey(item: T, index: number): string | number;
   overscan?: number;
   stickToBottom?: boolean;
+  /** Key rows by window slot instead of `getKey` (cheaper for fast-sliding logs). */
+  keyByPosition?: boolean;
   className?: string;
 }
 
@@ -65,6 +74,7 @@ export function VirtualList<T>(props: VirtualListProps<T>): ReactElement {
     getKey,
     overscan = 8,
     stickToBottom = false,
+    keyByPosition = false,
   } = props;
   const scrollRef = useRef<HTMLDivElement>(null);
   const [measured, setMeasured] = useState(0);
@@ -83,39 +93,69 @@ export function VirtualList<T>(props: VirtualListProps<T>): ReactElement {
     return () => observer.disconnect();
   }, [height]);
 
+  // Leaving follow mode: the scroll state takes over from the bottom window, at where the
+  // view is now (firstRow is not kept up to date while following).
   const stopFollowing = useCallback((): void => {
     followingRef.current = false;
     setFollowing(false);
-  }, []);
+    const el = scrollRef.current;
+    if (el) setFirstRow(Math.floor(el.scrollTop / rowHeight));
+  }, [rowHeight]);
 
   // Where the last automatic scroll left scrollTop: a position above it (and not at the
   // bottom) means the user scrolled up before their scroll event arrived.
   const autoTopRef = useRef(0);
 
-  // Follow new rows (and viewport changes) while at the bottom. Runs before paint, and the
-  // synchronous setFirstRow renders the bottom window in the same frame (no blank flash).
-  // biome-ignore lint/correctness/useExhaustiveDependencies: items.length is the trigger (new rows)
-  useLayoutEffect(() => {
+  // Follow new rows (and viewport changes) while at the bottom. The bottom window is already
+  // rendered (see `win`); only the scroll position moves, in the next animation frame, before
+  // its paint: there the layout this needs is the one the frame does anyway (reading scrollTop
+  // right after a commit would force an extra synchronous layout per batch), and batches
+  // committed between two frames share it.
+  const followFrameRef = useRef(0);
+  const follow = useCallback((): void => {
+    followFrameRef.current = 0;
     const el = scrollRef.current;
-    if (!stickToBottom || !followingRef.current || !el || viewport <= 0) return;
+    if (!el || !followingRef.current) return;
+    // The user may have dragged the scrollbar before its scroll event arrived.
+    const top = el.scrollTop;
     const userMoved =
-      el.scrollTop + BOTTOM_SLACK_PX < autoTopRef.current &&
-      !isAtBottom(el.scrollTop, el.clientHeight, el.scrollHeight);
+      top + BOTTOM_SLACK_PX < autoTopRef.current &&
+      !isAtBottom(top, el.clientHeight, el.scrollHeight);
     if (userMoved) {
       stopFollowing();
       return;
     }
-    el.scrollTop = el.scrollHeight;
-    autoTopRef.current = el.scrollTop;
-    setFirstRow(Math.floor(el.scrollTop / rowHeight));
-  }, [items.length, viewport, rowHeight, stickToBottom, stopFollowing]);
+    const bottom = Math.max(0, el.scrollHeight - el.clientHeight);
+    if (top !== bottom) el.scrollTop = bottom;
+    autoTopRef.current = bottom;
+  }, [stopFollowing]);
+
+  // Scheduled from a layout effect so the frame cannot paint before it runs.
+  // biome-ignore lint/correctness/useExhaustiveDependencies: items.length is the trigger (new rows)
+  useLayoutEffect(() => {
+    if (!stickToBottom || !followingRef.current || viewport <= 0) return;
+    if (followFrameRef.current === 0) followFrameRef.current = requestAnimationFrame(follow);
+  }, [items.length, viewport, rowHeight, stickToBottom, follow]);
+
+  useLayoutEffect(
+    () => () => {
+      cancelAnimationFrame(followFrameRef.current);
+      followFrameRef.current = 0;
+    },
+    [],
+  );
 
   const onScroll = useCallback(
     (event: UIEvent<HTMLDivElement>): void => {
       const el = event.currentTarget;
-      setFirstRow(Math.floor(el.scrollTop / rowHeight));
-      if (!stickToBottom) return;
+      const row = Math.floor(el.scrollTop / rowHeight);
+      if (!stickToBottom) {
+        setFirstRow(row);
+        return;
+      }
       const atBottom = isAtBottom(el.scrollTop, el.clientHeight, el.scrollHeight);
+      // Following renders the bottom window itself: our own scroll writes cost no render.
+      if (!atBottom || !followingRef.current) setFirstRow(row);
       if (atBottom !== followingRef.current) {
         followingRef.current = atBottom;
         setFollowing(atBottom);
@@ -146,9 +186,16 @@ export function VirtualList<T>(props: VirtualListProps<T>): ReactElement {
     autoTopRef.current = el.scrollTop;
   }, []);
 
+  // Rows are fixed boxes: a row's new text never relays out anything outside it.
+  const rowStyle = useMemo<CSSProperties>(
+    () => ({ height: rowHeight, overflow: 'hidden', contain: 'strict' }),
+    [rowHeight],
+  );
+
   // One extra row of height covers the partly visible row below the quantized position.
+  // Following: the bottom window (computeWindow clamps the position to the last full page).
   const win = computeWindow({
-    scrollTop: firstRow * rowHeight,
+    scrollTop: stickToBottom && following ? items.length * rowHeight : firstRow * rowHeight,
     height: viewport + rowHeight,
     rowHeight,
     count: items.length,
@@ -159,7 +206,7 @@ export function VirtualList<T>(props: VirtualListProps<T>): ReactElement {
   for (let i = win.start; i < win.end; i++) {
     const item = items[i];
     rows.push(
-      <div key={getKey(item, i)} data-index={i} style={{ height: rowHeight, overflow: 'hidden' }}>
+      <div key={keyByPosition ? i - win.start : getKey(item, i)} data-index={i} style={rowStyle}>
         {renderRow(item, i)}
       </div>,
     );

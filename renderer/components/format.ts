@@ -42,10 +42,13 @@ export function formatMs(ms: number | null | undefined): string {
   return `${Math.floor(minutes / 60)}h ${String(minutes % 60).padStart(2, '0')}m`;
 }
 
+// One formatter for every count: `toLocaleString` builds a new one per call, at 20 Hz per counter.
+const COUNT_FORMAT = new Intl.NumberFormat('en-US', { maximumFractionDigits: 0 });
+
 /** 12,345 (grouping fixed to en-US so widths do not depend on the locale). */
 export function formatCount(n: number | null | undefined): string {
   if (n === null || n === undefined || !Number.isFinite(n)) return '—';
-  return Math.round(n).toLocaleString('en-US');
+  return COUNT_FORMAT.format(Math.round(n));
 }
 
 /** Session-relative time: 12.345 s. */

@@ -8,6 +8,7 @@ import {
   emptyDataState,
   largestPerDirection,
   mergeRequests,
+  nextFrameRate,
   openSession,
   reduceEvent,
   sameInfo,
@@ -271,5 +272,28 @@ describe('applySessions', () => {
     }
     expect(state.closedIds.length).toBeLessThanOrEqual(200);
     expect(state.closedIds.at(-1)).toBe('s298');
+  });
+});
+
+describe('frame rate', () => {
+  const at = (seq: number, frames: number) =>
+    makeSnapshot(seq, { metrics: { ...makeSnapshot(seq).metrics, frames } });
+
+  it('smooths frames per second from the cumulative counter', () => {
+    let data = applySnapshot(undefined, at(1, 0));
+    expect(data.frameRate).toBe(0);
+    // 5000 frames per 50 ms snapshot: 100,000 frames/s; the average climbs towards it.
+    for (let seq = 2; seq <= 40; seq += 1) data = applySnapshot(data, at(seq, (seq - 1) * 5000));
+    expect(data.frameRate).toBeGreaterThan(90_000);
+    expect(data.frameRate).toBeLessThanOrEqual(100_000);
+    // The flood stops: the rate decays, one quiet snapshot does not zero it.
+    const quiet = applySnapshot(data, at(41, 39 * 5000));
+    expect(quiet.frameRate).toBeGreaterThan(1000);
+    expect(quiet.frameRate).toBeLessThan(data.frameRate);
+  });
+
+  it('ignores snapshots without time passing', () => {
+    const data = { ...applySnapshot(undefined, at(1, 0)), frameRate: 42 };
+    expect(nextFrameRate(data, at(1, 100))).toBe(42);
   });
 });

@@ -32,6 +32,7 @@ export function emptySessionData(info: SessionInfo): SessionData {
     stderrSkipped: 0,
     findings: [],
     recovery: null,
+    frameRate: 0,
   };
 }
 
@@ -188,6 +189,22 @@ export function largestPerDirection(sizes: readonly FrameSize[]): FrameSize[] {
   return out.sort((a, b) => a.t - b.t);
 }
 
+/** Weight of the newest snapshot in the smoothed frame rate (about the last second at 20 Hz). */
+const RATE_SMOOTHING = 0.15;
+
+/**
+ * Frames per second from the cumulative frame counter of two consecutive snapshots, smoothed
+ * (an exponential moving average), so one busy snapshot does not flip the dashboard's mode.
+ */
+export function nextFrameRate(prev: SessionData, snap: SessionSnapshot): number {
+  const before = prev.metrics;
+  if (!before) return prev.frameRate;
+  const dt = snap.metrics.elapsedMs - before.elapsedMs;
+  if (!(dt > 0)) return prev.frameRate;
+  const rate = (Math.max(0, snap.metrics.frames - before.frames) * 1000) / dt;
+  return prev.frameRate + (rate - prev.frameRate) * RATE_SMOOTHING;
+}
+
 /** Applies one snapshot to a session's data (creating it when the snapshot comes first). */
 export function applySnapshot(
   prev: SessionData | undefined,
@@ -220,6 +237,7 @@ export function applySnapshot(
     stderrSkipped: base.stderrSkipped + snap.stderrSkipped + stderr.dropped,
     findings: sameFindings(base.findings, snap.findings) ? base.findings : snap.findings,
     recovery: base.recovery,
+    frameRate: nextFrameRate(base, snap),
   };
 }
 
@@ -252,6 +270,7 @@ export function replaceWithSnapshot(
     stderrSkipped: snap.stderrSkipped + stderr.dropped,
     findings: sameFindings(base.findings, snap.findings) ? base.findings : snap.findings,
     recovery: base.recovery,
+    frameRate: 0,
   };
 }
 

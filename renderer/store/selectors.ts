@@ -145,6 +145,17 @@ export function groupFindings(findings: readonly LiveFinding[]): FindingGroup[] 
 
 export const selectFindingGroups = memoOne(groupFindings);
 
+/**
+ * Frames per second above which a session counts as flooding: the host then already skips
+ * frame summaries (it sends at most ~50 per snapshot, 20 snapshots a second), nobody can read
+ * the log row by row, and the dashboard redraws its lists and charts less often.
+ */
+export const FLOOD_FRAMES_PER_S = 1000;
+
+export function isFlooding(data: SessionData | undefined): boolean {
+  return (data?.frameRate ?? 0) > FLOOD_FRAMES_PER_S;
+}
+
 /** Handshake marker for tests and the header: done once serverInfo or an error is known. */
 export function handshakeState(data: SessionData): 'pending' | 'done' {
   return data.info.serverInfo || data.info.handshakeError ? 'done' : 'pending';

@@ -55,6 +55,8 @@ export interface SessionData {
   stderrSkipped: number;
   findings: LiveFinding[];
   recovery: RecoveryInfo | null;
+  /** Frames per second, smoothed over the last snapshots (0 for a trace at a moment). */
+  frameRate: number;
 }
 
 /** UI selections per session (kept apart from the data so snapshots never reset them). */

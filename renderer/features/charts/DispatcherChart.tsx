@@ -1,22 +1,43 @@
-import { memo, type ReactElement } from 'react';
+/**
+ * Dispatcher queue depth (left axis) and cumulative dispatcher wait (right axis). Pure and
+ * memoized like StdoutChart: both y-axes are fixed by us so their props stay stable.
+ */
+import { memo, type ReactElement, useMemo } from 'react';
 import { CartesianGrid, Line, LineChart, ResponsiveContainer, XAxis, YAxis } from 'recharts';
 import type { SeriesPoint } from '../../../shared/host-api';
 import { formatCount, formatMs } from '../../components/format';
 import { ChartFrame } from './ChartFrame';
-import { tickCount, tickMs, tickSeconds, timeTicks } from './chart-format';
+import { sameScale, tickCount, tickMs, tickSeconds, yScale } from './chart-format';
+import { AXIS_STROKE, AXIS_TICK, GRID_STROKE, MARGIN_FLUSH, Y_TICKS } from './chart-props';
+import { useStable } from './useStable';
 
 const DEPTH = 'var(--ps-chart-2)';
 const WAIT = 'var(--ps-chart-4)';
 
-/** Dispatcher queue depth (left axis) and cumulative dispatcher wait (right axis). */
 export const DispatcherChart = memo(function DispatcherChart({
   points,
   domain,
+  xTicks,
 }: {
   points: SeriesPoint[];
   domain: [number, number];
+  xTicks: number[];
 }): ReactElement {
   const last = points.at(-1);
+  const computed = useMemo(() => {
+    let depth = 0;
+    let wait = 0;
+    for (const p of points) {
+      depth = Math.max(depth, p.dispatcherDepth);
+      wait = Math.max(wait, p.dispatcherWaitMs);
+    }
+    return {
+      depth: yScale(depth, Y_TICKS, 'integer', 1),
+      wait: yScale(wait, Y_TICKS, 'decimal', 10),
+    };
+  }, [points]);
+  const depthY = useStable(computed.depth, sameScale);
+  const waitY = useStable(computed.wait, sameScale);
   return (
     <ChartFrame
       title="Dispatcher"
@@ -28,39 +49,48 @@ export const DispatcherChart = memo(function DispatcherChart({
       ]}
     >
       <ResponsiveContainer width="100%" height="100%">
-        <LineChart data={points} margin={{ top: 6, right: 0, bottom: 0, left: 0 }}>
-          <CartesianGrid stroke="var(--ps-grid)" vertical={false} />
+        <LineChart data={points} margin={MARGIN_FLUSH}>
+          <CartesianGrid stroke={GRID_STROKE} vertical={false} yAxisId="depth" />
           <XAxis
             dataKey="t"
             type="number"
             domain={domain}
-            ticks={timeTicks(domain)}
+            ticks={xTicks}
+            niceTicks="none"
             tickFormatter={tickSeconds}
-            stroke="var(--ps-axis)"
-            tick={{ fontSize: 10 }}
+            stroke={AXIS_STROKE}
+            tick={AXIS_TICK}
             minTickGap={24}
           />
           <YAxis
             yAxisId="depth"
             width={40}
+            type="number"
+            domain={depthY.domain}
+            ticks={depthY.ticks}
+            niceTicks="none"
             tickFormatter={tickCount}
-            stroke="var(--ps-axis)"
-            tick={{ fontSize: 10 }}
-            allowDecimals={false}
+            stroke={AXIS_STROKE}
+            tick={AXIS_TICK}
           />
           <YAxis
             yAxisId="wait"
             orientation="right"
             width={50}
+            type="number"
+            domain={waitY.domain}
+            ticks={waitY.ticks}
+            niceTicks="none"
             tickFormatter={tickMs}
-            stroke="var(--ps-axis)"
-            tick={{ fontSize: 10 }}
+            stroke={AXIS_STROKE}
+            tick={AXIS_TICK}
           />
           <Line
             yAxisId="depth"
             dataKey="dispatcherDepth"
             stroke={DEPTH}
             dot={false}
+            activeDot={false}
             isAnimationActive={false}
             strokeWidth={1.5}
             type="stepAfter"
@@ -70,6 +100,7 @@ export const DispatcherChart = memo(function DispatcherChart({
             dataKey="dispatcherWaitMs"
             stroke={WAIT}
             dot={false}
+            activeDot={false}
             isAnimationActive={false}
             strokeWidth={1}
             type="linear"

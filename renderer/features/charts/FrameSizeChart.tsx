@@ -1,36 +1,65 @@
+/**
+ * The largest frame per time bucket and direction, size on a log scale, the limit as a line.
+ * Pure and memoized like StdoutChart. recharts draws the axes, grid and limit; the dots of a
+ * direction are one SVG path placed with recharts' own axis scales (a Scatter would mount a
+ * component and an element per dot, every redraw).
+ */
 import { memo, type ReactElement, useMemo } from 'react';
 import {
   CartesianGrid,
   ReferenceLine,
   ResponsiveContainer,
-  Scatter,
   ScatterChart,
+  useXAxisScale,
+  useYAxisScale,
   XAxis,
   YAxis,
 } from 'recharts';
 import { formatBytes } from '../../components/format';
 import type { FrameSize } from '../../store/types';
 import { ChartFrame } from './ChartFrame';
-import { frameSizeDots } from './chart-data';
-import { tickBytes, tickSeconds, timeTicks } from './chart-format';
+import { frameSizeDots, type SizeDot } from './chart-data';
+import { sameNumbers, tickBytes, tickSeconds } from './chart-format';
+import { AXIS_STROKE, AXIS_TICK, GRID_STROKE, MARGIN_RIGHT_PAD } from './chart-props';
+import { useStable } from './useStable';
 
 const IN = 'var(--ps-chart-1)';
 const OUT = 'var(--ps-chart-2)';
 const LIMIT = 'var(--ps-error)';
 /** Time buckets: one dot per bucket and direction (the largest frame), whatever the rate. */
 const BUCKETS = 60;
+const DOT_RADIUS = 4;
+const LOG_TICKS = [1, 1024, 1024 ** 2, 1024 ** 3];
 
 interface FrameSizeChartProps {
   sizes: FrameSize[];
   domain: [number, number];
+  xTicks: number[];
   maxFrameBytes: number;
   largest: number;
 }
 
-/** The largest frame per time bucket and direction, size on a log scale, the limit as a line. */
+/** Every dot of one direction as circles in a single path (two arcs each). */
+function SizeDots({ dots, fill }: { dots: SizeDot[]; fill: string }): ReactElement | null {
+  const x = useXAxisScale();
+  const y = useYAxisScale();
+  if (!x || !y || dots.length === 0) return null;
+  const r = DOT_RADIUS;
+  let d = '';
+  for (const dot of dots) {
+    const cx = x(dot.t);
+    const cy = y(dot.bytes);
+    if (cx === undefined || cy === undefined || !Number.isFinite(cx) || !Number.isFinite(cy))
+      continue;
+    d += `M${(cx - r).toFixed(1)},${cy.toFixed(1)}a${r},${r} 0 1,0 ${2 * r},0a${r},${r} 0 1,0 ${-2 * r},0`;
+  }
+  return d === '' ? null : <path d={d} fill={fill} data-testid="frame-size-dots" />;
+}
+
 export const FrameSizeChart = memo(function FrameSizeChart({
   sizes,
   domain,
+  xTicks,
   maxFrameBytes,
   largest,
 }: FrameSizeChartProps): ReactElement {
@@ -39,6 +68,11 @@ export const FrameSizeChart = memo(function FrameSizeChart({
     [sizes, domain],
   );
   const top = Math.max(maxFrameBytes, largest, 1024) * 2;
+  const yDomain = useStable<[number, number]>([1, top], sameNumbers);
+  const yTicks = useStable(
+    LOG_TICKS.filter((t) => t <= top),
+    sameNumbers,
+  );
   return (
     <ChartFrame
       title="Frame sizes"
@@ -51,16 +85,17 @@ export const FrameSizeChart = memo(function FrameSizeChart({
       ]}
     >
       <ResponsiveContainer width="100%" height="100%">
-        <ScatterChart margin={{ top: 6, right: 8, bottom: 0, left: 0 }}>
-          <CartesianGrid stroke="var(--ps-grid)" vertical={false} />
+        <ScatterChart margin={MARGIN_RIGHT_PAD}>
+          <CartesianGrid stroke={GRID_STROKE} vertical={false} />
           <XAxis
             dataKey="t"
             type="number"
             domain={domain}
-            ticks={timeTicks(domain)}
+            ticks={xTicks}
+            niceTicks="none"
             tickFormatter={tickSeconds}
-            stroke="var(--ps-axis)"
-            tick={{ fontSize: 10 }}
+            stroke={AXIS_STROKE}
+            tick={AXIS_TICK}
             minTickGap={24}
             allowDataOverflow
           />
@@ -68,12 +103,13 @@ export const FrameSizeChart = memo(function FrameSizeChart({
             dataKey="bytes"
             type="number"
             scale="log"
-            domain={[1, top]}
-            ticks={[1, 1024, 1024 ** 2, 1024 ** 3].filter((t) => t <= top)}
+            domain={yDomain}
+            ticks={yTicks}
+            niceTicks="none"
             tickFormatter={tickBytes}
             width={42}
-            stroke="var(--ps-axis)"
-            tick={{ fontSize: 10 }}
+            stroke={AXIS_STROKE}
+            tick={AXIS_TICK}
             allowDataOverflow
           />
           <ReferenceLine
@@ -82,20 +118,8 @@ export const FrameSizeChart = memo(function FrameSizeChart({
             strokeDasharray="4 3"
             ifOverflow="extendDomain"
           />
-          <Scatter
-            data={incoming}
-            fill={IN}
-            isAnimationActive={false}
-            shape="circle"
-            legendType="none"
-          />
-          <Scatter
-            data={outgoing}
-            fill={OUT}
-            isAnimationActive={false}
-            shape="circle"
-            legendType="none"
-          />
+          <SizeDots dots={incoming} fill={IN} />
+          <SizeDots dots={outgoing} fill={OUT} />
         </ScatterChart>
       </ResponsiveContainer>
     </ChartFrame>

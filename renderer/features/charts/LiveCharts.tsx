@@ -1,46 +1,90 @@
 /**
- * The three live charts of a session. They read the store narrowly and redraw at ~4 Hz
- * (throttled) on a fixed window of points, reduced to a bounded number of drawn points; no
- * animation, no dots (recharts performance guide).
+ * The three live charts of a session. Each reads the store narrowly and redraws on its own
+ * clock slot (useSampled): 4 Hz per chart (2 Hz while the session floods, when the machine is
+ * busiest), the three phases a third of a period apart, so no task ever redraws more than one
+ * chart (a recharts redraw is the most expensive thing the dashboard does). Series are a fixed
+ * window reduced to a bounded number of drawn points with the peaks kept; no animation, no
+ * dots (recharts performance guide).
  */
 import './charts.css';
 import { type ReactElement, useMemo } from 'react';
-import { useThrottled } from '../../components/useThrottled';
+import type { SeriesPoint } from '../../../shared/host-api';
+import { useSampled } from '../../components/useSampled';
 import { useApp } from '../../store';
+import { isFlooding } from '../../store/selectors';
 import { decimate } from './chart-data';
-import { windowDomain } from './chart-format';
+import { sameNumbers, timeTicks, windowDomain } from './chart-format';
 import { DispatcherChart } from './DispatcherChart';
 import { FrameSizeChart } from './FrameSizeChart';
 import { StdoutChart } from './StdoutChart';
+import { useStable } from './useStable';
 
+/** Redraw period of each chart, and while the session floods. */
 const REDRAW_MS = 250;
+const FLOOD_REDRAW_MS = 500;
 /** Points drawn per line (peaks kept); the store keeps the full window. */
 const MAX_LINE_POINTS = 150;
 const EMPTY: never[] = [];
 
-export function LiveCharts({ sessionId }: { sessionId: string }): ReactElement {
-  const allPoints = useThrottled(
-    useApp((s) => s.bySession[sessionId]?.points ?? EMPTY),
-    REDRAW_MS,
+function useRedrawPeriod(sessionId: string): number {
+  return useApp((s) => (isFlooding(s.bySession[sessionId]) ? FLOOD_REDRAW_MS : REDRAW_MS));
+}
+
+/** The session's series sampled on this chart's slot, with its x-domain and ticks. */
+function useSeries(sessionId: string, phase: number) {
+  const all = useSampled(
+    useApp((s) => s.bySession[sessionId]?.points ?? (EMPTY as SeriesPoint[])),
+    useRedrawPeriod(sessionId),
+    phase,
   );
-  const points = useMemo(() => decimate(allPoints, MAX_LINE_POINTS), [allPoints]);
-  const sizes = useThrottled(
+  const points = useMemo(() => decimate(all, MAX_LINE_POINTS), [all]);
+  const domain = useStable(
+    useMemo(() => windowDomain(all[0]?.t, all.at(-1)?.t), [all]),
+    sameNumbers,
+  );
+  const xTicks = useStable(
+    useMemo(() => timeTicks(domain), [domain]),
+    sameNumbers,
+  );
+  return { points, domain, xTicks };
+}
+
+function LiveStdout({ sessionId }: { sessionId: string }): ReactElement {
+  const { points, domain, xTicks } = useSeries(sessionId, 0);
+  return <StdoutChart points={points} domain={domain} xTicks={xTicks} />;
+}
+
+function LiveDispatcher({ sessionId }: { sessionId: string }): ReactElement {
+  const { points, domain, xTicks } = useSeries(sessionId, 1 / 3);
+  return <DispatcherChart points={points} domain={domain} xTicks={xTicks} />;
+}
+
+function LiveFrameSizes({ sessionId }: { sessionId: string }): ReactElement {
+  const { points, domain, xTicks } = useSeries(sessionId, 2 / 3);
+  const sizes = useSampled(
     useApp((s) => s.bySession[sessionId]?.frameSizes ?? EMPTY),
-    REDRAW_MS,
+    useRedrawPeriod(sessionId),
+    2 / 3,
   );
   const maxFrameBytes = useApp((s) => s.bySession[sessionId]?.info.maxFrameBytes ?? 0);
   const largest = points.at(-1)?.largestFrameBytes ?? 0;
-  const domain = useMemo(() => windowDomain(allPoints[0]?.t, allPoints.at(-1)?.t), [allPoints]);
+  return (
+    <FrameSizeChart
+      sizes={sizes}
+      domain={domain}
+      xTicks={xTicks}
+      maxFrameBytes={maxFrameBytes}
+      largest={largest}
+    />
+  );
+}
+
+export function LiveCharts({ sessionId }: { sessionId: string }): ReactElement {
   return (
     <div className="charts">
-      <StdoutChart points={points} domain={domain} />
-      <DispatcherChart points={points} domain={domain} />
-      <FrameSizeChart
-        sizes={sizes}
-        domain={domain}
-        maxFrameBytes={maxFrameBytes}
-        largest={largest}
-      />
+      <LiveStdout sessionId={sessionId} />
+      <LiveDispatcher sessionId={sessionId} />
+      <LiveFrameSizes sessionId={sessionId} />
     </div>
   );
 }

@@ -1,22 +1,35 @@
-import { memo, type ReactElement } from 'react';
+/**
+ * stdout and stderr bytes per second over the window. Pure and memoized: LiveCharts hands it a
+ * sampled, decimated series; both axes are fixed by us (stable props, no nice-tick search).
+ */
+import { memo, type ReactElement, useMemo } from 'react';
 import { CartesianGrid, Line, LineChart, ResponsiveContainer, XAxis, YAxis } from 'recharts';
 import type { SeriesPoint } from '../../../shared/host-api';
 import { formatRate } from '../../components/format';
 import { ChartFrame } from './ChartFrame';
-import { tickBytes, tickSeconds, timeTicks } from './chart-format';
+import { sameScale, tickBytes, tickSeconds, yScale } from './chart-format';
+import { AXIS_STROKE, AXIS_TICK, GRID_STROKE, MARGIN_RIGHT_PAD, Y_TICKS } from './chart-props';
+import { useStable } from './useStable';
 
 const STDOUT = 'var(--ps-chart-1)';
 const STDERR = 'var(--ps-chart-3)';
 
-/** stdout and stderr bytes per second over the fixed window of points. */
 export const StdoutChart = memo(function StdoutChart({
   points,
   domain,
+  xTicks,
 }: {
   points: SeriesPoint[];
   domain: [number, number];
+  xTicks: number[];
 }): ReactElement {
   const last = points.at(-1);
+  const computed = useMemo(() => {
+    let max = 0;
+    for (const p of points) max = Math.max(max, p.stdoutRate, p.stderrRate);
+    return yScale(max, Y_TICKS, 'bytes', 1024);
+  }, [points]);
+  const y = useStable(computed, sameScale);
   return (
     <ChartFrame
       title="Throughput"
@@ -28,29 +41,34 @@ export const StdoutChart = memo(function StdoutChart({
       ]}
     >
       <ResponsiveContainer width="100%" height="100%">
-        <LineChart data={points} margin={{ top: 6, right: 8, bottom: 0, left: 0 }}>
-          <CartesianGrid stroke="var(--ps-grid)" vertical={false} />
+        <LineChart data={points} margin={MARGIN_RIGHT_PAD}>
+          <CartesianGrid stroke={GRID_STROKE} vertical={false} />
           <XAxis
             dataKey="t"
             type="number"
             domain={domain}
-            ticks={timeTicks(domain)}
+            ticks={xTicks}
+            niceTicks="none"
             tickFormatter={tickSeconds}
-            stroke="var(--ps-axis)"
-            tick={{ fontSize: 10 }}
+            stroke={AXIS_STROKE}
+            tick={AXIS_TICK}
             minTickGap={24}
           />
           <YAxis
             width={42}
+            type="number"
+            domain={y.domain}
+            ticks={y.ticks}
+            niceTicks="none"
             tickFormatter={tickBytes}
-            stroke="var(--ps-axis)"
-            tick={{ fontSize: 10 }}
-            allowDecimals={false}
+            stroke={AXIS_STROKE}
+            tick={AXIS_TICK}
           />
           <Line
             dataKey="stdoutRate"
             stroke={STDOUT}
             dot={false}
+            activeDot={false}
             isAnimationActive={false}
             strokeWidth={1.5}
             type="linear"
@@ -59,6 +77,7 @@ export const StdoutChart = memo(function StdoutChart({
             dataKey="stderrRate"
             stroke={STDERR}
             dot={false}
+            activeDot={false}
             isAnimationActive={false}
             strokeWidth={1}
             type="linear"

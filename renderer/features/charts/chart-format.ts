@@ -52,3 +52,47 @@ export function timeTicks(domain: [number, number], max = 7): number[] {
   for (let t = Math.ceil(domain[0] / step) * step; t <= domain[1]; t += step) ticks.push(t);
   return ticks;
 }
+
+/** A y-axis fixed by us (recharts then skips its own nice-tick search): [0, top] and its ticks. */
+export interface YScale {
+  domain: [number, number];
+  ticks: number[];
+}
+
+const DECIMAL_STEPS = [1, 2, 5];
+
+/**
+ * Ticks from 0 past `max`: at most `count` steps, each a round number — powers of two for bytes
+ * (512K, 1M, 1.5M read well), 1-2-5 decimals otherwise, whole numbers for `integer`. `min` is
+ * the smallest top (an empty series still gets an axis).
+ */
+export function yScale(
+  max: number,
+  count: number,
+  kind: 'bytes' | 'decimal' | 'integer',
+  min = 1,
+): YScale {
+  const target = Math.max(Number.isFinite(max) ? max : 0, min);
+  const raw = target / count;
+  let step: number;
+  if (kind === 'bytes') step = 2 ** Math.ceil(Math.log2(Math.max(raw, 1)));
+  else {
+    const magnitude = 10 ** Math.floor(Math.log10(raw));
+    const m = DECIMAL_STEPS.find((s) => s * magnitude >= raw) ?? 10;
+    step = kind === 'integer' ? Math.max(1, m * magnitude) : m * magnitude;
+  }
+  const top = Math.ceil(target / step) * step;
+  const ticks: number[] = [];
+  for (let i = 0; i * step <= top + step / 1e6; i += 1) ticks.push(i * step);
+  return { domain: [0, top], ticks };
+}
+
+/** Equal number lists (ticks, domains): recharts compares axis props by reference. */
+export function sameNumbers(a: readonly number[], b: readonly number[]): boolean {
+  return a.length === b.length && a.every((t, i) => t === b[i]);
+}
+
+/** Equal scales: the same domain and ticks. */
+export function sameScale(a: YScale, b: YScale): boolean {
+  return sameNumbers(a.domain, b.domain) && sameNumbers(a.ticks, b.ticks);
+}

@@ -4,7 +4,7 @@
  * Fed by the store's capped frame list (the parent); clicking a row calls `onOpen(seq)`,
  * and the parent shows FrameViewer for it.
  */
-import { type ReactElement, type ReactNode, useCallback, useMemo, useState } from 'react';
+import { memo, type ReactElement, type ReactNode, useCallback, useMemo, useState } from 'react';
 import type { FrameSummary } from '../../../shared/frames.js';
 import { VirtualList } from '../../components/VirtualList.js';
 import './frames.css';
@@ -53,7 +53,7 @@ interface RowProps {
   onOpen(seq: number): void;
 }
 
-function FrameRow({ frame, odd, selected, onOpen }: RowProps): ReactElement {
+const FrameRow = memo(function FrameRow({ frame, odd, selected, onOpen }: RowProps): ReactElement {
   const problem = isProblemKind(frame.kind);
   const size = sizeCell(frame);
   const preview = singleLine(frame.preview);
@@ -89,9 +89,9 @@ function FrameRow({ frame, odd, selected, onOpen }: RowProps): ReactElement {
       </span>
     </button>
   );
-}
+});
 
-export function FramesPanel({
+export const FramesPanel = memo(function FramesPanel({
   frames,
   onOpen,
   selectedSeq = null,
@@ -173,10 +173,11 @@ export function FramesPanel({
             height="100%"
             renderRow={renderRow}
             getKey={frameKey}
+            keyByPosition
             stickToBottom
           />
         )}
       </div>
     </section>
   );
-}
+});

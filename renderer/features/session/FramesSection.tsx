@@ -1,20 +1,30 @@
 /**
  * Wires the frames log (features/frames) to the store: the capped list of summaries, the
  * selected frame, and the paged viewer that fetches bytes from the host on demand (a 64 MiB
- * frame never reaches the renderer whole).
+ * frame never reaches the renderer whole). While the session floods, the log redraws at
+ * 10 Hz instead of with every snapshot: each batch replaces every visible row, faster than
+ * anyone reads; the skipped count and the counters stay live.
  */
 import { type ReactElement, useCallback } from 'react';
 import type { FramePage } from '../../../shared/frames';
 import type { Result } from '../../../shared/result';
 import { useHost } from '../../app/host-context';
 import { formatCount } from '../../components/format';
+import { useSampled } from '../../components/useSampled';
 import { appStore, useApp } from '../../store';
+import { isFlooding } from '../../store/selectors';
 import { FramesPanel, FrameViewer } from '../frames/index';
 
 const EMPTY: never[] = [];
+/** Log redraw period while the session floods. */
+const FLOOD_REDRAW_MS = 100;
 
 export function FramesSection({ sessionId }: { sessionId: string }): ReactElement {
-  const frames = useApp((s) => s.bySession[sessionId]?.frames ?? EMPTY);
+  const flooding = useApp((s) => isFlooding(s.bySession[sessionId]));
+  const frames = useSampled(
+    useApp((s) => s.bySession[sessionId]?.frames ?? EMPTY),
+    flooding ? FLOOD_REDRAW_MS : 0,
+  );
   const skipped = useApp((s) => s.bySession[sessionId]?.framesSkipped ?? 0);
   const selectedSeq = useApp((s) => s.selection[sessionId]?.frameSeq ?? null);
   const onOpen = useCallback(
