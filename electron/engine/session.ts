@@ -26,7 +26,7 @@ import { InboundRouter, type PollutionEntry } from './inbound-router.js';
 import { RequestTable } from './request-table.js';
 import { SessionMetrics } from './session-metrics.js';
 import { StderrRing } from './stderr-ring.js';
-import { type Frame, type StopResult, Transport } from './transport.js';
+import { type StopResult, Transport } from './transport.js';
 import type { ExitInfo, WorkerCounters } from './worker-protocol.js';
 
 export type { PollutionEntry } from './inbound-router.js';
