@@ -6,7 +6,7 @@
  * generator and reads its stdout through a real pipe. Runs are interleaved (round-robin over
  * every workload and reader) so drift on the machine hits all readers alike. See README.md.
  */
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { cpus, platform, release } from 'node:os';
 import { fileURLToPath } from 'node:url';
@@ -207,6 +207,19 @@ async function main() {
   const summaries = [...cells.values()].filter((c) => c.runs.length > 0).map(summarize);
   printTable(summaries);
   console.log(`\ntotal ${((Date.now() - started) / 1000).toFixed(1)} s`);
+
+  // The main thread must stay responsive while a server floods (a separate process, so its
+  // RSS and event loop are its own).
+  const lag = spawnSync(
+    process.execPath,
+    [
+      fileURLToPath(new URL('./event-loop.mjs', import.meta.url)),
+      '--gib',
+      opts.quick ? '0.25' : '1',
+    ],
+    { stdio: 'inherit', timeout: 300_000 },
+  );
+  if (lag.status !== 0) console.log(`event-loop benchmark failed (status ${lag.status})`);
 
   if (opts.out) {
     const report = {
