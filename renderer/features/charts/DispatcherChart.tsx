@@ -3,12 +3,13 @@
  * memoized like StdoutChart: both y-axes are fixed by us so their props stay stable.
  */
 import { memo, type ReactElement, useMemo } from 'react';
-import { CartesianGrid, Line, LineChart, ResponsiveContainer, XAxis, YAxis } from 'recharts';
+import { CartesianGrid, Line, LineChart, ResponsiveContainer, YAxis } from 'recharts';
 import type { SeriesPoint } from '../../../shared/host-api';
 import { formatCount, formatMs } from '../../components/format';
 import { ChartFrame } from './ChartFrame';
-import { sameScale, tickCount, tickMs, tickSeconds, yScale } from './chart-format';
+import { sameScale, tickCount, tickMs, yScale } from './chart-format';
 import { AXIS_STROKE, AXIS_TICK, GRID_STROKE, MARGIN_FLUSH, Y_TICKS } from './chart-props';
+import { timeAxis } from './time-axis';
 import { useStable } from './useStable';
 
 const DEPTH = 'var(--ps-chart-2)';
@@ -51,17 +52,7 @@ export const DispatcherChart = memo(function DispatcherChart({
       <ResponsiveContainer width="100%" height="100%">
         <LineChart data={points} margin={MARGIN_FLUSH}>
           <CartesianGrid stroke={GRID_STROKE} vertical={false} yAxisId="depth" />
-          <XAxis
-            dataKey="t"
-            type="number"
-            domain={domain}
-            ticks={xTicks}
-            niceTicks="none"
-            tickFormatter={tickSeconds}
-            stroke={AXIS_STROKE}
-            tick={AXIS_TICK}
-            minTickGap={24}
-          />
+          {timeAxis(domain, xTicks)}
           <YAxis
             yAxisId="depth"
             width={40}

@@ -12,15 +12,15 @@ import {
   ScatterChart,
   useXAxisScale,
   useYAxisScale,
-  XAxis,
   YAxis,
 } from 'recharts';
 import { formatBytes } from '../../components/format';
 import type { FrameSize } from '../../store/types';
 import { ChartFrame } from './ChartFrame';
 import { frameSizeDots, type SizeDot } from './chart-data';
-import { sameNumbers, tickBytes, tickSeconds } from './chart-format';
+import { sameNumbers, tickBytes } from './chart-format';
 import { AXIS_STROKE, AXIS_TICK, GRID_STROKE, MARGIN_RIGHT_PAD } from './chart-props';
+import { timeAxis } from './time-axis';
 import { useStable } from './useStable';
 
 const IN = 'var(--ps-chart-1)';
@@ -87,18 +87,7 @@ export const FrameSizeChart = memo(function FrameSizeChart({
       <ResponsiveContainer width="100%" height="100%">
         <ScatterChart margin={MARGIN_RIGHT_PAD}>
           <CartesianGrid stroke={GRID_STROKE} vertical={false} />
-          <XAxis
-            dataKey="t"
-            type="number"
-            domain={domain}
-            ticks={xTicks}
-            niceTicks="none"
-            tickFormatter={tickSeconds}
-            stroke={AXIS_STROKE}
-            tick={AXIS_TICK}
-            minTickGap={24}
-            allowDataOverflow
-          />
+          {timeAxis(domain, xTicks, true)}
           <YAxis
             dataKey="bytes"
             type="number"

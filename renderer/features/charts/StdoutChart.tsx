@@ -3,12 +3,13 @@
  * sampled, decimated series; both axes are fixed by us (stable props, no nice-tick search).
  */
 import { memo, type ReactElement, useMemo } from 'react';
-import { CartesianGrid, Line, LineChart, ResponsiveContainer, XAxis, YAxis } from 'recharts';
+import { CartesianGrid, Line, LineChart, ResponsiveContainer, YAxis } from 'recharts';
 import type { SeriesPoint } from '../../../shared/host-api';
 import { formatRate } from '../../components/format';
 import { ChartFrame } from './ChartFrame';
-import { sameScale, tickBytes, tickSeconds, yScale } from './chart-format';
+import { sameScale, tickBytes, yScale } from './chart-format';
 import { AXIS_STROKE, AXIS_TICK, GRID_STROKE, MARGIN_RIGHT_PAD, Y_TICKS } from './chart-props';
+import { timeAxis } from './time-axis';
 import { useStable } from './useStable';
 
 const STDOUT = 'var(--ps-chart-1)';
@@ -43,17 +44,7 @@ export const StdoutChart = memo(function StdoutChart({
       <ResponsiveContainer width="100%" height="100%">
         <LineChart data={points} margin={MARGIN_RIGHT_PAD}>
           <CartesianGrid stroke={GRID_STROKE} vertical={false} />
-          <XAxis
-            dataKey="t"
-            type="number"
-            domain={domain}
-            ticks={xTicks}
-            niceTicks="none"
-            tickFormatter={tickSeconds}
-            stroke={AXIS_STROKE}
-            tick={AXIS_TICK}
-            minTickGap={24}
-          />
+          {timeAxis(domain, xTicks)}
           <YAxis
             width={42}
             type="number"
