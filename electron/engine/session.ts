@@ -9,7 +9,6 @@
  */
 import { randomUUID } from 'node:crypto';
 import { EventEmitter } from 'node:events';
-import type { LiveFinding } from '../../shared/findings.js';
 import type { SessionState } from '../../shared/host-api.js';
 import type { LiveMetrics } from '../../shared/metrics.js';
 import type { JsonRpcId, RequestRecord } from '../../shared/requests.js';
@@ -21,59 +20,30 @@ import {
 } from '../../shared/session-config.js';
 import { Dispatcher } from './dispatcher.js';
 import { FindingsEngine } from './findings-engine.js';
-import { FrameStore, type FrameSummary } from './frame-store.js';
+import { FrameStore } from './frame-store.js';
 import { InboundRouter, type PollutionEntry } from './inbound-router.js';
 import { RequestTable } from './request-table.js';
 import { SessionMetrics } from './session-metrics.js';
+import {
+  type RecoveryResult,
+  type SendOptions,
+  type Sent,
+  SessionError,
+  type SessionEvents,
+} from './session-types.js';
 import { StderrRing } from './stderr-ring.js';
 import { type StopResult, Transport } from './transport.js';
 import type { ExitInfo, WorkerCounters } from './worker-protocol.js';
 
 export type { PollutionEntry } from './inbound-router.js';
-export type { SessionState };
-
-export interface RecoveryResult {
-  method: string;
-  ok: boolean;
-  latencyMs: number | null;
-}
-
-export interface SendOptions {
-  /** Attach a progress token (`_meta.progressToken`). */
-  progress?: boolean;
-  /** Overrides the config's request timeout (0: none). */
-  timeoutMs?: number;
-  replayOf?: JsonRpcId;
-}
-
-export interface Sent {
-  id: JsonRpcId;
-  /** Settles when the request reaches completed, failed, cancelled or timed-out. */
-  done: Promise<{ record: RequestRecord; response: Buffer | null }>;
-}
-
-export interface SessionEvents {
-  state: [state: SessionState];
-  frame: [summary: FrameSummary];
-  stderr: [text: string, t: number];
-  request: [record: RequestRecord];
-  finding: [finding: LiveFinding, isNew: boolean];
-  exit: [exit: ExitInfo];
-  tick: [metrics: LiveMetrics];
-  /** The framer hit maxFrameBytes (`start`) and found the next newline (`end`): for traces. */
-  oversize: [
-    info: { phase: 'start' | 'end'; offset: number; bytes: number; atEof: boolean; t: number },
-  ];
-}
-
-export class SessionError extends Error {
-  constructor(
-    readonly code: string,
-    message: string,
-  ) {
-    super(message);
-  }
-}
+export type {
+  RecoveryResult,
+  SendOptions,
+  Sent,
+  SessionEvents,
+  SessionState,
+} from './session-types.js';
+export { SessionError } from './session-types.js';
 
 const TICK_MS = 100;
 /** Hard cap on a request's lifetime relative to its (soft, progress-reset) timeout. */
