@@ -72,13 +72,14 @@ export async function stopAllSessions(): Promise<void> {
   }
 }
 
+/** Whether a process is still running (a zombie has exited: it only waits to be reaped). */
 export function isAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
-    return true;
   } catch {
     return false;
   }
+  return processTable().some((p) => p.pid === pid && p.state !== 'Z');
 }
 
 interface ProcInfo {
