@@ -50,7 +50,9 @@ let stderrBytes = 0;
 let parseErrors = 0;
 let notReadingMs = 0;
 let notReadingSince: number | null = null;
-let reading = false;
+// The stream flows as soon as its data listener is attached: start "reading" so that a session
+// created paused records when it stopped reading (the write-blocked rule counts from there).
+let reading = true;
 let stdinBytes = 0;
 let stdinWaitMs = 0;
 let stdinPendingSince: number | null = null;

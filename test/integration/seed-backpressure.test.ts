@@ -163,6 +163,14 @@ describe('seed: 8 MiB result through a 64 KiB pipe', () => {
     expect(isAlive(report.server.pid ?? -1)).toBe(false);
   });
 
+  it('a session created with the reader paused names the blocked server once a response is owed', async () => {
+    const session = await startDemo('healthy', {}, { readerMode: 'paused' });
+    session.send('ping');
+    await waitForFinding(session, 'server-write-blocked', 5000);
+    expect(session.counters()?.readingStdout).toBe(false);
+    expect(session.counters()?.notReadingSince).not.toBeNull();
+  });
+
   it('leaves no server, process group or child process behind', () => {
     expectNothingLeftBehind();
   });
