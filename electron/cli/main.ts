@@ -2,9 +2,11 @@
  * The `pipescope` command line: argument parsing and dispatch to subcommands.
  * Usage errors print one line and exit 2 (DESIGN.md `probe` exit status); never a stack trace.
  */
+
 import { readFileSync } from 'node:fs';
-import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
+import { Command, CommanderError, Option } from 'commander';
 import { runWebCommand, type WebCommandOptions } from '../web/run.js';
+import { intArg } from './args.js';
 import {
   DemoError,
   demoListJson,
@@ -18,15 +20,6 @@ import { type ProbeOptions, runProbe } from './probe.js';
 import { probeTrace, registerTraceCommands } from './trace-commands.js';
 
 class UsageError extends Error {}
-
-function intArg(name: string): (v: string) => number {
-  return (v) => {
-    const n = Number(v);
-    if (!Number.isInteger(n) || n < 0)
-      throw new InvalidArgumentError(`${name} must be a whole number ≥ 0`);
-    return n;
-  };
-}
 
 /** `--args` takes JSON text or `@file` holding it; it must be a JSON object. */
 export function parseCallArgs(text: string): Record<string, unknown> {
@@ -147,7 +140,7 @@ export function buildProgram(): Command {
     .option(
       '--max-frame-bytes <n>',
       'transport limit on one message (default 33554432)',
-      intArg('--max-frame-bytes'),
+      intArg('--max-frame-bytes', 1),
     )
     .addOption(
       new Option('--on-oversize <policy>', 'oversize frames')

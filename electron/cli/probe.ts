@@ -148,7 +148,7 @@ async function flow(
   const record = session.requests.get(sent.id);
   if (record) steps.push(`tools/call ${o.call}: ${record.status}`);
 
-  if (record && record.cancelledAt !== null) {
+  if (record && record.cancelledAt !== null && session.state === 'running') {
     await waitProducerStopped(session, sent.id, Math.max(1, remaining() - 200));
     const rec = await session.recover(Math.max(1, Math.min(2000, remaining() - 100)));
     steps.push(`recovery ${rec.method}: ${rec.ok ? `${rec.latencyMs} ms` : 'failed'}`);

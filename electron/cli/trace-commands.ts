@@ -3,8 +3,9 @@
  * `probe --trace` hook. Each action prints its own one-line errors and sets the exit status
  * (0 / 1 like probe, 2 for usage errors, unreadable traces and servers that cannot start).
  */
+
 import { writeFileSync } from 'node:fs';
-import { type Command, InvalidArgumentError, Option } from 'commander';
+import { type Command, Option } from 'commander';
 import type { ReaderMode } from '../../shared/session-config.js';
 import { DEFAULT_RECORDING_BUDGET_BYTES } from '../../shared/trace-format.js';
 import { initialize, listTools, McpFlowError } from '../engine/mcp-client.js';
@@ -17,19 +18,11 @@ import { TraceReadError, TraceReader } from '../engine/trace-reader.js';
 import { TraceRecorder } from '../engine/trace-recorder.js';
 import { formatReplay, replayTrace } from '../engine/trace-replay-diff.js';
 import { pollutionFromTrace, summarizeTrace } from '../engine/trace-report.js';
+import { intArg } from './args.js';
 import { formatHumanReport } from './human-report.js';
 import type { ProbeOutcome } from './probe.js';
 
 class TraceUsageError extends Error {}
-
-function intArg(name: string): (v: string) => number {
-  return (v) => {
-    const n = Number(v);
-    if (!Number.isInteger(n) || n < 0)
-      throw new InvalidArgumentError(`${name} must be a whole number ≥ 0`);
-    return n;
-  };
-}
 
 function errorLine(message: string): void {
   process.stderr.write(`pipescope: ${message}\n`);
@@ -284,7 +277,11 @@ export function registerTraceCommands(program: Command): void {
     .usage('--trace <file> [options] -- <command> [args...]')
     .argument('[command...]', 'the server command and its arguments (after --)')
     .requiredOption('--trace <file>', 'the trace file to write (JSON Lines)')
-    .option('--max-frame-bytes <n>', 'transport limit on one message', intArg('--max-frame-bytes'))
+    .option(
+      '--max-frame-bytes <n>',
+      'transport limit on one message',
+      intArg('--max-frame-bytes', 1),
+    )
     .addOption(
       new Option('--on-oversize <policy>', 'oversize frames')
         .choices(['discard', 'terminate'])

@@ -36,8 +36,6 @@ const CANCEL_GRACE_MS = 250;
 
 export class InboundRouter {
   notifications = 0;
-  /** Last progress value seen per progress token (tokens are ours: one per request). */
-  private readonly lastProgress = new Map<JsonRpcId, number>();
 
   constructor(private readonly deps: RouterDeps) {}
 
@@ -130,18 +128,16 @@ export class InboundRouter {
 
   private onProgress(f: Frame): void {
     if (f.progressToken === undefined) return;
+    // MCP progress must increase with each notification (utilities/progress). Only our own
+    // tokens are tracked, in their request records: hostile tokens cost nothing to keep.
+    const prev = this.deps.requests.lastProgressFor(f.progressToken);
     const r = this.deps.requests.progress(f.progressToken, f.progress);
-    // MCP progress must increase with each notification (utilities/progress).
-    const prev = this.lastProgress.get(f.progressToken);
-    if (f.progress !== undefined) {
-      if (prev !== undefined && f.progress <= prev && r) {
-        this.deps.findings.raise(
-          'progress-anomaly',
-          `progress for request ${String(r.id)} did not increase (${prev} → ${f.progress})`,
-          f.t,
-        );
-      }
-      this.lastProgress.set(f.progressToken, f.progress);
+    if (r && f.progress !== undefined && prev !== null && f.progress <= prev) {
+      this.deps.findings.raise(
+        'progress-anomaly',
+        `progress for request ${String(r.id)} did not increase (${prev} → ${f.progress})`,
+        f.t,
+      );
     }
     if (!r) {
       this.deps.findings.raise(

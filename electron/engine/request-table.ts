@@ -163,6 +163,11 @@ export class RequestTable {
   }
 
   /** A progress notification for one of our tokens; returns the record, or null if unknown. */
+  /** The last progress value reported for one of our tokens (null: none yet, or unknown). */
+  lastProgressFor(token: JsonRpcId): number | null {
+    return this.byToken.get(token)?.record.lastProgress ?? null;
+  }
+
   progress(token: JsonRpcId, progress: number | undefined): RequestRecord | null {
     const e = this.byToken.get(token);
     if (!e) return null;
@@ -191,6 +196,15 @@ export class RequestTable {
       out.push(e.record);
     }
     return out;
+  }
+
+  /** Fails one pending request (it could not be sent). */
+  fail(id: JsonRpcId, error: { code: number; message: string }): RequestRecord | null {
+    const e = this.entries.get(RequestTable.key(id));
+    if (e?.record.status !== 'pending') return null;
+    e.record.error = error;
+    this.finish(e, 'failed', null);
+    return e.record;
   }
 
   /** Fails every pending request with `error` (the server exited or the session stopped). */

@@ -260,7 +260,10 @@ export class SessionManager {
   }
 
   private async start(p: ChannelPayload<'session:start'>): Promise<Result<SessionInfo>> {
-    const live = [...this.sessions.values()].filter((m) => m.session.state === 'running').length;
+    // Sessions still starting count too, or simultaneous starts would all pass the cap.
+    const live = [...this.sessions.values()].filter(
+      (m) => m.session.state === 'running' || m.session.state === 'starting',
+    ).length;
     if (live >= MAX_SESSIONS) return err('ELIMIT', `at most ${MAX_SESSIONS} running sessions`);
     const created = createSession(p);
     if (!created.ok) return created;

@@ -132,6 +132,8 @@ export class Session extends EventEmitter<SessionEvents> {
         this.spawnError = e;
         this.setState('failed');
         reject(new SessionError(e.code, spawnMessage(this.config.command, e)));
+        // Release the worker and the tick timer: a failed start owns nothing afterwards.
+        void this.stop();
       });
     });
     this.started.catch(() => {});
@@ -259,6 +261,11 @@ export class Session extends EventEmitter<SessionEvents> {
       progressToken,
       replayOf: opts.replayOf,
     });
+    if (this.stopPromise || this.state !== 'running') {
+      // Nothing can carry it: fail it now rather than leave a promise no timer will settle.
+      this.requests.fail(id, { code: -32000, message: `not sent: the session is ${this.state}` });
+      return { id, done };
+    }
     const timeout = opts.timeoutMs ?? this.config.requestTimeoutMs;
     if (timeout > 0) this.requests.armTimeout(id, timeout, timeout * HARD_TIMEOUT_FACTOR);
     void this.writeMessage(msg);
@@ -316,6 +323,8 @@ export class Session extends EventEmitter<SessionEvents> {
     timeoutMs = Math.max(this.config.budgets.recoveryMs * 5, 2000),
   ): Promise<RecoveryResult> {
     const method = this.config.recoveryMethod ?? 'ping';
+    // A stopped session has nothing to recover; say so without blaming the server.
+    if (this.state !== 'running') return { method, ok: false, latencyMs: null };
     const { done } = this.send(method, undefined, { timeoutMs });
     const { record } = await done;
     const ok = record.status === 'completed';

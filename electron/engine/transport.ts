@@ -87,6 +87,8 @@ export class Transport extends EventEmitter<TransportEvents> {
   private stopResult: StopResult | null = null;
   private readonly stopWaiters: ((r: StopResult) => void)[] = [];
   private pid: number | null = null;
+  private exitSeen = false;
+  private stdoutEnded = false;
   lastCounters: WorkerCounters | null = null;
 
   static start(config: TransportConfig): Transport {
@@ -215,9 +217,11 @@ export class Transport extends EventEmitter<TransportEvents> {
         this.emit('overload', msg);
         break;
       case 'stdout-end':
+        this.stdoutEnded = true;
         this.emit('stdout-end', msg.partialBytes, msg.t);
         break;
       case 'exit':
+        this.exitSeen = true;
         this.emit('exit', msg.exit);
         break;
       case 'write-done': {
@@ -240,7 +244,10 @@ export class Transport extends EventEmitter<TransportEvents> {
   private onWorkerGone(message: string): void {
     if (this.stopResult) return;
     // Without its worker nobody drains the server: kill its group (HARDENING.md 9).
-    if (this.pid !== null && this.pid > 0 && process.platform !== 'win32') {
+    // As in the stop ladder: after the exit was seen, only a group still holding stdout is
+    // signalled (no signal to a pid that may have been reused).
+    const groupMayLive = !this.exitSeen || !this.stdoutEnded;
+    if (this.pid !== null && this.pid > 0 && groupMayLive && process.platform !== 'win32') {
       try {
         process.kill(-this.pid, 'SIGKILL');
       } catch {

@@ -297,6 +297,12 @@ function finish(exit: ExitInfo | null): void {
   if (stopped) return;
   stopped = true;
   flushStderr();
+  if (!stdoutEnded && runner) {
+    // The ladder abandoned a stdout still held outside our group: the line in progress is
+    // partial at "EOF" all the same (the byte invariant and truncated-at-exit rely on it).
+    stdoutEnded = true;
+    post({ type: 'stdout-end', partialBytes: framer.end(), t: now() });
+  }
   // Everything still spilled goes now, credits or not: nothing is lost silently.
   outbox.releaseAll();
   clearInterval(countersTimer);

@@ -1,0 +1,13 @@
+/** Argument parsers shared by the CLI's commands: usage errors, never exceptions with stacks. */
+import { InvalidArgumentError } from 'commander';
+
+/** A whole number ≥ `min` (e.g. `--max-frame-bytes` needs at least 1). */
+export function intArg(name: string, min = 0): (v: string) => number {
+  return (v) => {
+    const n = Number(v);
+    if (!Number.isInteger(n) || n < min) {
+      throw new InvalidArgumentError(`${name} must be a whole number ≥ ${min}`);
+    }
+    return n;
+  };
+}
