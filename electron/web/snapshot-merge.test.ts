@@ -67,3 +67,36 @@ describe('mergeSnapshots', () => {
     expect(merged.stderr.startsWith('a')).toBe(true);
   });
 });
+
+describe('mergeSnapshots over the caps', () => {
+  const frame = (seq: number): FrameSummary =>
+    ({
+      seq,
+      dir: 'in',
+      t: seq,
+      offset: 0,
+      bytes: 1,
+      kind: 'notification',
+      preview: '',
+      held: true,
+    }) as FrameSummary;
+
+  it('keeps the newest frames and stderr, and counts what it cut', () => {
+    const older = snap(1, {
+      frames: Array.from({ length: 150 }, (_, i) => frame(i + 1)),
+      stderr: 'a'.repeat(40_000),
+    });
+    const newer = snap(2, {
+      frames: Array.from({ length: 150 }, (_, i) => frame(i + 151)),
+      stderr: 'b'.repeat(40_000),
+      framesSkipped: 5,
+    });
+    const merged = mergeSnapshots(older, newer);
+    expect(merged.frames).toHaveLength(200);
+    expect(merged.frames[0].seq).toBe(101);
+    expect(merged.frames.at(-1)?.seq).toBe(300);
+    expect(merged.framesSkipped).toBe(105);
+    expect(merged.stderr.endsWith('b'.repeat(40_000))).toBe(true);
+    expect(merged.stderr.length + merged.stderrSkipped).toBe(80_000);
+  });
+});

@@ -27,10 +27,11 @@ export function mergeSnapshots(older: SessionSnapshot, newer: SessionSnapshot): 
   return {
     ...newer,
     requests: [...requests.values()],
-    frames: framesCut > 0 ? frames.slice(0, FRAMES_CAP) : frames,
+    // Like the host's own snapshots: the newest frames and stderr stay, what was cut is counted.
+    frames: framesCut > 0 ? frames.slice(framesCut) : frames,
     framesSkipped: older.framesSkipped + newer.framesSkipped + framesCut,
     frameSizes: [...older.frameSizes, ...newer.frameSizes].slice(-SIZES_CAP),
-    stderr: stderrCut > 0 ? stderrAll.slice(0, STDERR_CAP) : stderrAll,
+    stderr: stderrCut > 0 ? stderrAll.slice(stderrCut) : stderrAll,
     stderrSkipped: older.stderrSkipped + newer.stderrSkipped + stderrCut,
   };
 }
