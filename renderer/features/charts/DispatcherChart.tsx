@@ -8,7 +8,14 @@ import type { SeriesPoint } from '../../../shared/host-api';
 import { formatCount, formatMs } from '../../components/format';
 import { ChartFrame } from './ChartFrame';
 import { sameScale, tickCount, tickMs, yScale } from './chart-format';
-import { AXIS_STROKE, AXIS_TICK, GRID_STROKE, MARGIN_FLUSH, Y_TICKS } from './chart-props';
+import {
+  AXIS_STROKE,
+  AXIS_TICK,
+  GRID_STROKE,
+  MARGIN_FLUSH,
+  type TimeWindow,
+  Y_TICKS,
+} from './chart-props';
 import { timeAxis } from './time-axis';
 import { useStable } from './useStable';
 
@@ -19,11 +26,7 @@ export const DispatcherChart = memo(function DispatcherChart({
   points,
   domain,
   xTicks,
-}: {
-  points: SeriesPoint[];
-  domain: [number, number];
-  xTicks: number[];
-}): ReactElement {
+}: TimeWindow & { points: SeriesPoint[] }): ReactElement {
   const last = points.at(-1);
   const computed = useMemo(() => {
     let depth = 0;

@@ -19,7 +19,13 @@ import type { FrameSize } from '../../store/types';
 import { ChartFrame } from './ChartFrame';
 import { frameSizeDots, type SizeDot } from './chart-data';
 import { sameNumbers, tickBytes } from './chart-format';
-import { AXIS_STROKE, AXIS_TICK, GRID_STROKE, MARGIN_RIGHT_PAD } from './chart-props';
+import {
+  AXIS_STROKE,
+  AXIS_TICK,
+  GRID_STROKE,
+  MARGIN_RIGHT_PAD,
+  type TimeWindow,
+} from './chart-props';
 import { timeAxis } from './time-axis';
 import { useStable } from './useStable';
 
@@ -31,10 +37,8 @@ const BUCKETS = 60;
 const DOT_RADIUS = 4;
 const LOG_TICKS = [1, 1024, 1024 ** 2, 1024 ** 3];
 
-interface FrameSizeChartProps {
+interface FrameSizeChartProps extends TimeWindow {
   sizes: FrameSize[];
-  domain: [number, number];
-  xTicks: number[];
   maxFrameBytes: number;
   largest: number;
 }

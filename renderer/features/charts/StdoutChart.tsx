@@ -8,7 +8,14 @@ import type { SeriesPoint } from '../../../shared/host-api';
 import { formatRate } from '../../components/format';
 import { ChartFrame } from './ChartFrame';
 import { sameScale, tickBytes, yScale } from './chart-format';
-import { AXIS_STROKE, AXIS_TICK, GRID_STROKE, MARGIN_RIGHT_PAD, Y_TICKS } from './chart-props';
+import {
+  AXIS_STROKE,
+  AXIS_TICK,
+  GRID_STROKE,
+  MARGIN_RIGHT_PAD,
+  type TimeWindow,
+  Y_TICKS,
+} from './chart-props';
 import { timeAxis } from './time-axis';
 import { useStable } from './useStable';
 
@@ -19,11 +26,7 @@ export const StdoutChart = memo(function StdoutChart({
   points,
   domain,
   xTicks,
-}: {
-  points: SeriesPoint[];
-  domain: [number, number];
-  xTicks: number[];
-}): ReactElement {
+}: TimeWindow & { points: SeriesPoint[] }): ReactElement {
   const last = points.at(-1);
   const computed = useMemo(() => {
     let max = 0;

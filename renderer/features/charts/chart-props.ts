@@ -9,3 +9,9 @@ export const MARGIN_RIGHT_PAD = { top: 6, right: 8, bottom: 0, left: 0 } as cons
 export const MARGIN_FLUSH = { top: 6, right: 0, bottom: 0, left: 0 } as const;
 /** y-axis ticks per chart (and so horizontal grid lines): a handful is enough at 132 px. */
 export const Y_TICKS = 4;
+
+/** The time window every live chart is drawn over (LiveCharts picks it once for all three). */
+export interface TimeWindow {
+  domain: [number, number];
+  xTicks: number[];
+}
