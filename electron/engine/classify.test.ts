@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { type Classified, classifyFrame, classifyValue } from './classify.js';
+import { type Classified, classifyValue } from './classify.js';
+import { classifyFrame } from './line-classifier.js';
 
 const b = (s: string): Buffer => Buffer.from(s, 'utf8');
 const line = (v: unknown): Buffer => b(JSON.stringify(v));

@@ -1,7 +1,8 @@
 /**
- * Classifies one stdout line (bytes) as a JSON-RPC message, parse error or pollution.
- * Runs in the transport worker, after the framer has enforced the byte limit, so a frame
- * reaching JSON.parse is already known to be within budget.
+ * What a parsed JSON value is as JSON-RPC (request / response / notification / batch / invalid).
+ *
+ * The worker classifies lines from their bytes (line-classifier.ts, no JSON.parse); this is the
+ * definition it must agree with, used for batch elements and as the oracle of its tests.
  */
 import { isUtf8 } from 'node:buffer';
 import type { FrameMeta } from './worker-protocol.js';
@@ -10,7 +11,7 @@ import type { FrameMeta } from './worker-protocol.js';
 export type Classified = Omit<FrameMeta, 'offset' | 'bytes' | 'start' | 't'>;
 
 /** Params of server-initiated requests/notifications are kept only when this small. */
-const KEEP_PARAMS_BYTES = 16 * 1024;
+export const KEEP_PARAMS_BYTES = 16 * 1024;
 /**
  * ...and only when at most this deep: kept params cross to main by structured clone, which
  * recurses; a 16 KiB `[[[[…]]]]` (7000 levels) overflowed main's stack while deserializing, and
@@ -45,6 +46,32 @@ function depthAtMost(v: unknown, max: number): boolean {
   return true;
 }
 
+/** The progress fields of a progress notification, and small params kept whole. */
+export function keepParams(
+  out: Classified,
+  method: string,
+  params: object,
+  frameBytes: number,
+): void {
+  const p = params as Record<string, unknown>;
+  if (method === 'notifications/progress') {
+    if (isId(p.progressToken)) out.progressToken = p.progressToken;
+    if (typeof p.progress === 'number') out.progress = p.progress;
+    if (typeof p.total === 'number') out.total = p.total;
+  }
+  if (frameBytes <= KEEP_PARAMS_BYTES && depthAtMost(params, KEEP_PARAMS_DEPTH))
+    out.params = params;
+}
+
+/** Code and (bounded) message of a response's `error` member, whatever its type. */
+export function errorInfo(e: unknown): { code: number; message: string } {
+  const eo = (e ?? {}) as Record<string, unknown>;
+  return {
+    code: typeof eo.code === 'number' ? eo.code : 0,
+    message: shorten(safeText(eo.message)),
+  };
+}
+
 /** Classifies an already-parsed JSON value (also used for the elements of a batch). */
 export function classifyValue(value: unknown, frameBytes: number): Classified {
   if (Array.isArray(value)) return { kind: 'batch' };
@@ -66,14 +93,7 @@ export function classifyValue(value: unknown, frameBytes: number): Classified {
     }
     const params = msg.params;
     if (params !== null && typeof params === 'object' && !Array.isArray(params)) {
-      const p = params as Record<string, unknown>;
-      if (msg.method === 'notifications/progress') {
-        if (isId(p.progressToken)) out.progressToken = p.progressToken;
-        if (typeof p.progress === 'number') out.progress = p.progress;
-        if (typeof p.total === 'number') out.total = p.total;
-      }
-      if (frameBytes <= KEEP_PARAMS_BYTES && depthAtMost(params, KEEP_PARAMS_DEPTH))
-        out.params = params;
+      keepParams(out, msg.method, params, frameBytes);
     }
     return out;
   }
@@ -81,20 +101,14 @@ export function classifyValue(value: unknown, frameBytes: number): Classified {
     const id = msg.id;
     if (id !== null && !isId(id)) return { kind: 'invalid', problem: 'response id has a bad type' };
     const out: Classified = { kind: 'response', id: id as string | number | null };
-    const e = msg.error;
-    if (e !== undefined) {
-      const eo = (e ?? {}) as Record<string, unknown>;
-      out.error = {
-        code: typeof eo.code === 'number' ? eo.code : 0,
-        message: shorten(safeText(eo.message)),
-      };
-    }
+    if (msg.error !== undefined) out.error = errorInfo(msg.error);
     return out;
   }
   return { kind: 'invalid', problem: 'neither a request, a notification nor a response' };
 }
 
-export function classifyFrame(frame: Buffer): Classified {
+/** The reference classification of a line: JSON.parse, then classifyValue. */
+export function classifyFrameByParse(frame: Buffer): Classified {
   if (frame.length === 0) return { kind: 'empty', problem: 'empty line' };
   if (!isUtf8(frame)) return { kind: 'parse-error', problem: 'not valid UTF-8' };
   let value: unknown;

@@ -30,38 +30,112 @@ export interface EncodedMetas {
   extras: [number, Extra][];
 }
 
-export function encodeMetas(metas: readonly FrameMeta[]): EncodedMetas {
-  const n = metas.length;
-  const num = new Float64Array(n * COLS);
-  const kinds = new Uint8Array(n);
-  const extras: [number, Extra][] = [];
-  for (let i = 0; i < n; i++) {
-    const m = metas[i];
-    const o = i * COLS;
-    num[o] = m.offset;
-    num[o + 1] = m.bytes;
-    num[o + 2] = m.start;
-    num[o + 3] = m.t;
-    kinds[i] = KIND_CODE.get(m.kind) ?? 4;
-    const numericId = typeof m.id === 'number';
-    num[o + 4] = numericId ? (m.id as number) : Number.NaN;
-    let extra: Extra | null = null;
-    const add = (): Extra => {
-      extra ??= {};
-      return extra;
-    };
-    // Numeric ids travel in `num`; string and null ids (rare) as extras.
-    if (!numericId && m.id !== undefined) add().id = m.id;
-    if (m.method !== undefined) add().method = m.method;
-    if (m.error !== undefined) add().error = m.error;
-    if (m.progressToken !== undefined) add().progressToken = m.progressToken;
-    if (m.progress !== undefined) add().progress = m.progress;
-    if (m.total !== undefined) add().total = m.total;
-    if (m.params !== undefined) add().params = m.params;
-    if (m.problem !== undefined) add().problem = m.problem;
-    if (extra) extras.push([i, extra]);
+/**
+ * Metadata columns being filled frame by frame (the worker's outbox writes each frame as it is
+ * classified: no per-frame object for the common case), then cut to size with `take`.
+ */
+export class MetaColumns {
+  n = 0;
+  num: Float64Array;
+  kinds: Uint8Array;
+  extras: [number, Extra][] = [];
+
+  constructor(capacity = 64) {
+    this.num = new Float64Array(capacity * COLS);
+    this.kinds = new Uint8Array(capacity);
   }
-  return { n, num, kinds, extras };
+
+  /** Columns holding exactly the frames of `e` (copied). */
+  static from(e: EncodedMetas): MetaColumns {
+    const c = new MetaColumns(Math.max(1, e.n));
+    c.num.set(e.num);
+    c.kinds.set(e.kinds);
+    c.extras = e.extras;
+    c.n = e.n;
+    return c;
+  }
+
+  /** Appends one frame; `c` is its classification (kind and what else it carries). */
+  push(
+    c: Omit<FrameMeta, 'offset' | 'bytes' | 'start' | 't'>,
+    offset: number,
+    bytes: number,
+    start: number,
+    t: number,
+  ): void {
+    const i = this.n++;
+    if (i === this.kinds.length) this.grow();
+    const o = i * COLS;
+    const num = this.num;
+    num[o] = offset;
+    num[o + 1] = bytes;
+    num[o + 2] = start;
+    num[o + 3] = t;
+    this.kinds[i] = KIND_CODE.get(c.kind) ?? 4;
+    const numericId = typeof c.id === 'number';
+    num[o + 4] = numericId ? (c.id as number) : Number.NaN;
+    if (
+      (numericId || c.id === undefined) &&
+      c.method === undefined &&
+      c.error === undefined &&
+      c.progressToken === undefined &&
+      c.progress === undefined &&
+      c.total === undefined &&
+      c.params === undefined &&
+      c.problem === undefined
+    ) {
+      return; // the bulk of a flood: a response with a numeric id
+    }
+    const extra: Extra = {};
+    // Numeric ids travel in `num`; string and null ids (rare) as extras.
+    if (!numericId && c.id !== undefined) extra.id = c.id;
+    if (c.method !== undefined) extra.method = c.method;
+    if (c.error !== undefined) extra.error = c.error;
+    if (c.progressToken !== undefined) extra.progressToken = c.progressToken;
+    if (c.progress !== undefined) extra.progress = c.progress;
+    if (c.total !== undefined) extra.total = c.total;
+    if (c.params !== undefined) extra.params = c.params;
+    if (c.problem !== undefined) extra.problem = c.problem;
+    this.extras.push([i, extra]);
+  }
+
+  /** Where frame i's bytes are (the outbox rebases them when it splits a batch). */
+  start(i: number): number {
+    return this.num[i * COLS + 2];
+  }
+
+  setStart(i: number, start: number): void {
+    this.num[i * COLS + 2] = start;
+  }
+
+  bytes(i: number): number {
+    return this.num[i * COLS + 1];
+  }
+
+  private grow(): void {
+    const num = new Float64Array(this.num.length * 2);
+    num.set(this.num);
+    this.num = num;
+    const kinds = new Uint8Array(this.kinds.length * 2);
+    kinds.set(this.kinds);
+    this.kinds = kinds;
+  }
+
+  /** Frames [from, to) as exact-size, transferable columns (indices rebased to 0). */
+  take(from = 0, to = this.n): EncodedMetas {
+    return {
+      n: to - from,
+      num: this.num.slice(from * COLS, to * COLS),
+      kinds: this.kinds.slice(from, to),
+      extras: this.extras.filter(([i]) => i >= from && i < to).map(([i, x]) => [i - from, x]),
+    };
+  }
+}
+
+export function encodeMetas(metas: readonly FrameMeta[]): EncodedMetas {
+  const cols = new MetaColumns(Math.max(1, metas.length));
+  for (const m of metas) cols.push(m, m.offset, m.bytes, m.start, m.t);
+  return cols.take();
 }
 
 export function decodeMetas(e: EncodedMetas): FrameMeta[] {

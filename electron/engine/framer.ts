@@ -60,9 +60,28 @@ export interface Framer {
   setMaxFrameBytes(n: number): void;
 }
 
-export function createFramer(options: FramerOptions): Framer {
-  const { onFrame, onOversize } = options;
-  let maxFrameBytes = options.maxFrameBytes;
+/**
+ * Where a line splitter's lines go, as positions in the chunks they arrived in: nothing is
+ * copied or joined, so a consumer can hand whole chunks on (the transport worker transfers
+ * them to main) and validate a long line while it streams in.
+ */
+export interface LineSink {
+  /** A line that lies whole in `chunk`: chunk[start, end), without \r\n. */
+  line(chunk: Buffer, start: number, end: number, offset: number): void;
+  /** `chunk` ended inside a line: chunk[start, chunk.length) is more of it (start is 0 past the
+   *  line's first chunk). Not called for a line already over the limit. */
+  partial(chunk: Buffer, start: number): void;
+  /** The line given by `partial` calls ended at chunk[end] (its newline): chunk[0, end) is its
+   *  last piece (maybe empty) and `length` its bytes without \r\n. A \r counted out may be
+   *  the last byte of the last piece or, when that piece is empty, of the last partial. */
+  lineEnd(chunk: Buffer, end: number, length: number, offset: number): void;
+  oversize?(info: OversizeInfo): void;
+}
+
+export type LineSplitter = Framer;
+
+/** The framer's core: splits chunks into lines by bytes and reports them to `sink`. */
+export function createLineSplitter(maxFrameBytes: number, sink: LineSink): LineSplitter {
   // A line may carry one \r before its \n: allow it while the line is still pending.
   let pendingLimit = maxFrameBytes + 1;
   const stats: FramerStats = {
@@ -74,51 +93,27 @@ export function createFramer(options: FramerOptions): Framer {
     pendingBytes: 0,
     partialBytesAtEof: 0,
   };
-  let pieces: Buffer[] = [];
   let lineStart = 0; // stream offset of the current line
   let discarding = false;
   let ended = false;
+  let lastPendingByte = -1; // last byte given to `partial` (for a \r before an empty tail)
 
-  function deliver(frame: Buffer, offset: number): void {
-    let len = frame.length;
-    if (len > 0 && frame[len - 1] === CR) len -= 1;
+  function oversize(phase: 'start' | 'end', bytes: number, atEof = false): void {
+    sink.oversize?.({ phase, offset: lineStart, bytes, limit: maxFrameBytes, atEof });
+  }
+
+  /** Counts a line of `len` bytes (\r stripped); false if it is over the limit after all. */
+  function accept(len: number): boolean {
     if (len > maxFrameBytes) {
       // Only reachable when the last pending byte was not \r after all.
       stats.oversizeFrames += 1;
-      onOversize?.({ phase: 'start', offset, bytes: len, limit: maxFrameBytes, atEof: false });
-      onOversize?.({ phase: 'end', offset, bytes: len, limit: maxFrameBytes, atEof: false });
-      return;
+      oversize('start', len);
+      oversize('end', len);
+      return false;
     }
     stats.frames += 1;
     if (len > stats.largestFrameBytes) stats.largestFrameBytes = len;
-    onFrame(len === frame.length ? frame : frame.subarray(0, len), offset);
-  }
-
-  function joinPending(tail: Buffer): Buffer {
-    const total = stats.pendingBytes - tail.length;
-    // Own ArrayBuffer (not the shared pool) so the worker can transfer it without a copy.
-    const out = Buffer.allocUnsafeSlow(stats.pendingBytes);
-    let at = 0;
-    for (const p of pieces) {
-      p.copy(out, at);
-      at += p.length;
-    }
-    if (at !== total) throw new Error(`framer: pending accounting broke (${at} != ${total})`);
-    tail.copy(out, at);
-    return out;
-  }
-
-  function startDiscarding(): void {
-    discarding = true;
-    pieces = [];
-    stats.oversizeFrames += 1;
-    onOversize?.({
-      phase: 'start',
-      offset: lineStart,
-      bytes: stats.pendingBytes,
-      limit: maxFrameBytes,
-      atEof: false,
-    });
+    return true;
   }
 
   function push(chunk: Buffer): void {
@@ -132,40 +127,38 @@ export function createFramer(options: FramerOptions): Framer {
       const nl = chunk.indexOf(LF, pos);
       if (nl === -1) {
         // The rest of the chunk belongs to a line still being written.
-        const rest = n - pos;
-        stats.pendingBytes += rest;
+        stats.pendingBytes += n - pos;
         if (!discarding) {
-          if (stats.pendingBytes > pendingLimit) startDiscarding();
-          else pieces.push(pos === 0 ? chunk : chunk.subarray(pos));
+          if (stats.pendingBytes > pendingLimit) {
+            discarding = true;
+            stats.oversizeFrames += 1;
+            oversize('start', stats.pendingBytes);
+          } else {
+            sink.partial(chunk, pos);
+            lastPendingByte = chunk[n - 1];
+          }
         }
         return;
       }
-      const segment = nl - pos;
-      stats.pendingBytes += segment;
-      const lineBytes = stats.pendingBytes + 1;
+      const pending = stats.pendingBytes; // bytes of this line in earlier chunks
+      stats.pendingBytes += nl - pos;
+      const total = stats.pendingBytes;
       if (discarding) {
-        onOversize?.({
-          phase: 'end',
-          offset: lineStart,
-          bytes: stats.pendingBytes,
-          limit: maxFrameBytes,
-          atEof: false,
-        });
+        oversize('end', total);
         discarding = false;
-      } else if (stats.pendingBytes > pendingLimit) {
+      } else if (total > pendingLimit) {
         stats.oversizeFrames += 1;
-        const info = { offset: lineStart, bytes: stats.pendingBytes, limit: maxFrameBytes };
-        onOversize?.({ phase: 'start', ...info, atEof: false });
-        onOversize?.({ phase: 'end', ...info, atEof: false });
-        pieces = [];
-      } else if (pieces.length === 0) {
-        deliver(chunk.subarray(pos, nl), lineStart);
+        oversize('start', total);
+        oversize('end', total);
+      } else if (pending === 0) {
+        const end = nl > pos && chunk[nl - 1] === CR ? nl - 1 : nl;
+        if (accept(end - pos)) sink.line(chunk, pos, end, lineStart);
       } else {
-        const frame = joinPending(chunk.subarray(pos, nl));
-        pieces = [];
-        deliver(frame, lineStart);
+        const lastByte = nl > 0 ? chunk[nl - 1] : lastPendingByte;
+        const len = lastByte === CR ? total - 1 : total;
+        if (accept(len)) sink.lineEnd(chunk, nl, len, lineStart);
       }
-      stats.lineBytes += lineBytes;
+      stats.lineBytes += total + 1;
       stats.pendingBytes = 0;
       pos = nl + 1;
       lineStart = chunkOffset + pos;
@@ -176,18 +169,9 @@ export function createFramer(options: FramerOptions): Framer {
     if (ended) return stats.partialBytesAtEof;
     ended = true;
     const partial = stats.pendingBytes;
-    if (discarding) {
-      onOversize?.({
-        phase: 'end',
-        offset: lineStart,
-        bytes: partial,
-        limit: maxFrameBytes,
-        atEof: true,
-      });
-    }
+    if (discarding) oversize('end', partial, true);
     stats.partialBytesAtEof = partial;
     stats.pendingBytes = 0;
-    pieces = [];
     discarding = false;
     return partial;
   }
@@ -198,4 +182,42 @@ export function createFramer(options: FramerOptions): Framer {
   }
 
   return { push, end, stats, setMaxFrameBytes };
+}
+
+/** The framer of the engine contract: each line as one buffer (a line that spans chunks is
+ *  joined into its own buffer, so the worker can transfer it without a copy). */
+export function createFramer(options: FramerOptions): Framer {
+  const { onFrame } = options;
+  let pieces: Buffer[] = [];
+  let pieceBytes = 0;
+  return createLineSplitter(options.maxFrameBytes, {
+    line(chunk, start, end, offset) {
+      onFrame(start === 0 && end === chunk.length ? chunk : chunk.subarray(start, end), offset);
+    },
+    partial(chunk, start) {
+      const piece = start === 0 ? chunk : chunk.subarray(start);
+      pieces.push(piece);
+      pieceBytes += piece.length;
+    },
+    lineEnd(chunk, end, length, offset) {
+      // Own ArrayBuffer (not the shared pool) so the worker can transfer it without a copy.
+      const out = Buffer.allocUnsafeSlow(pieceBytes + end);
+      let at = 0;
+      for (const p of pieces) {
+        p.copy(out, at);
+        at += p.length;
+      }
+      chunk.copy(out, at, 0, end);
+      pieces = [];
+      pieceBytes = 0;
+      onFrame(length === out.length ? out : out.subarray(0, length), offset);
+    },
+    oversize(info) {
+      if (info.phase === 'start') {
+        pieces = [];
+        pieceBytes = 0;
+      }
+      options.onOversize?.(info);
+    },
+  });
 }

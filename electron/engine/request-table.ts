@@ -10,19 +10,20 @@
  * is accepted and shown, never an error (HARDENING.md 12).
  */
 import type { JsonRpcId, RequestRecord, RequestStatus } from '../../shared/requests.js';
+import type { FrameBytes } from './frame-bytes.js';
 
 export interface ResponseInfo {
   bytes: number;
   t: number;
   error?: { code: number; message: string };
   /** The response's bytes (kept so a caller can parse a small result). */
-  data: Buffer;
+  data: FrameBytes;
 }
 
 export interface RequestOutcome {
   record: RequestRecord;
   /** The response bytes, when one arrived before the request settled. */
-  response: Buffer | null;
+  response: FrameBytes | null;
 }
 
 export interface RequestTableHooks {
@@ -227,7 +228,7 @@ export class RequestTable {
     }
   }
 
-  private finish(e: Entry, status: RequestStatus, response: Buffer | null): void {
+  private finish(e: Entry, status: RequestStatus, response: FrameBytes | null): void {
     e.record.status = status;
     this.clearTimers(e);
     this.hooks.onChange(e.record);

@@ -3,6 +3,7 @@ import type { LiveFinding } from '../../shared/findings.js';
 import type { SessionState } from '../../shared/host-api.js';
 import type { LiveMetrics } from '../../shared/metrics.js';
 import type { JsonRpcId, RequestRecord } from '../../shared/requests.js';
+import type { FrameBytes } from './frame-bytes.js';
 import type { FrameSummary } from './frame-store.js';
 import type { ExitInfo } from './worker-protocol.js';
 
@@ -25,7 +26,7 @@ export interface SendOptions {
 export interface Sent {
   id: JsonRpcId;
   /** Settles when the request reaches completed, failed, cancelled or timed-out. */
-  done: Promise<{ record: RequestRecord; response: Buffer | null }>;
+  done: Promise<{ record: RequestRecord; response: FrameBytes | null }>;
 }
 
 export interface SessionEvents {

@@ -12,6 +12,7 @@ import { Worker } from 'node:worker_threads';
 import type { SessionConfig } from '../../shared/session-config.js';
 import { unpackedPath } from './asar-path.js';
 import { buildChildEnv } from './child-env.js';
+import { ChunkReader, type FrameBytes } from './frame-bytes.js';
 import { decodeMetas } from './frame-codec.js';
 import type {
   ExitInfo,
@@ -23,7 +24,8 @@ import type {
 } from './worker-protocol.js';
 
 export interface Frame extends FrameMeta {
-  data: Buffer;
+  /** The frame's bytes (a large frame: the chunks it arrived in, never joined). */
+  data: FrameBytes;
 }
 
 export type TransportConfig = Pick<
@@ -181,14 +183,9 @@ export class Transport extends EventEmitter<TransportEvents> {
   private onMessage(msg: FromWorker): void {
     switch (msg.type) {
       case 'frames': {
-        const small = Buffer.from(msg.buffer);
-        const frames: Frame[] = decodeMetas(msg.metas).map((m) => {
-          const data =
-            m.start >= 0
-              ? small.subarray(m.start, m.start + m.bytes)
-              : Buffer.from(msg.big[-1 - m.start], 0, m.bytes);
-          return Object.assign(m, { data });
-        });
+        const frames = decodeMetas(msg.metas) as Frame[];
+        const reader = new ChunkReader(msg.buffers);
+        for (const f of frames) f.data = reader.read(f.start, f.bytes);
         this.emit('frames', frames);
         break;
       }

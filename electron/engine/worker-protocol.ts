@@ -16,7 +16,7 @@ export interface FrameMeta {
   offset: number;
   /** Length of the frame bytes (no \r\n). */
   bytes: number;
-  /** Position of this frame's bytes in the batch buffer (or -1 when sent as its own buffer). */
+  /** Position of this frame's bytes in its batch's buffers (taken as one run of bytes). */
   start: number;
   kind: FrameKind;
   /** ms since session start when the newline arrived. */
@@ -109,7 +109,13 @@ export interface ExitInfo {
 export type FromWorker =
   | { type: 'spawned'; pid: number; t: number }
   | { type: 'spawn-error'; code: string; message: string }
-  | { type: 'frames'; metas: EncodedMetas; buffer: ArrayBuffer; big: ArrayBuffer[] }
+  | {
+      type: 'frames';
+      metas: EncodedMetas;
+      /** The pipe chunks the frames lie in, transferred. A frame is `bytes` bytes at position
+       *  `start` of these buffers taken as one run of bytes (it may cross from one to the next). */
+      buffers: ArrayBuffer[];
+    }
   | {
       type: 'oversize';
       phase: 'start' | 'end';

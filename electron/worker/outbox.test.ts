@@ -1,14 +1,14 @@
 import { describe, expect, it } from 'vitest';
+import { ChunkedBytes, ChunkReader, type FrameBytes } from '../engine/frame-bytes.js';
+import { decodeMetas } from '../engine/frame-codec.js';
 import type { FrameMeta } from '../engine/worker-protocol.js';
-import { Outbox, type OutboxOptions } from './outbox.js';
+import { Outbox, type OutboxOptions, type Piece, type PostedBatch } from './outbox.js';
 
 const KiB = 1024;
 const MiB = 1024 * KiB;
 
-interface Posted {
-  metas: FrameMeta[];
-  buffer: ArrayBuffer;
-  big: ArrayBuffer[];
+interface Posted extends PostedBatch {
+  frames: FrameMeta[];
 }
 
 interface Harness {
@@ -16,47 +16,69 @@ interface Harness {
   posts: Posted[];
   clock: { t: number };
   overloads: number;
+  sealed: Buffer[];
 }
 
 function make(opts: Partial<Omit<OutboxOptions, 'post' | 'now'>> = {}): Harness {
   const posts: Posted[] = [];
   const clock = { t: 0 };
-  const h: Harness = { box: undefined as unknown as Outbox, posts, clock, overloads: 0 };
+  const h: Harness = {
+    box: undefined as unknown as Outbox,
+    posts,
+    clock,
+    overloads: 0,
+    sealed: [],
+  };
   const onOverload = opts.onOverload ?? ((): boolean => false);
   h.box = new Outbox({
     creditFrames: opts.creditFrames ?? 1000,
     creditBytes: opts.creditBytes ?? 64 * MiB,
     spillMaxBytes: opts.spillMaxBytes ?? 64 * MiB,
     now: () => clock.t,
-    post: (metas, buffer, big) => posts.push({ metas, buffer, big }),
+    post: (batch) => posts.push({ ...batch, frames: decodeMetas(batch.metas) }),
     onOverload: () => {
       h.overloads += 1;
       return onOverload();
+    },
+    onSeal: (chunk) => {
+      h.sealed.push(chunk);
     },
   });
   return h;
 }
 
+/** A chunk that owns its ArrayBuffer, as a pipe read does. */
+function own(text: string | Buffer): Buffer {
+  const src = typeof text === 'string' ? Buffer.from(text) : text;
+  const b = Buffer.allocUnsafeSlow(src.length);
+  src.copy(b);
+  return b;
+}
+
 let offset = 0;
-function meta(bytes: number): FrameMeta {
-  offset += bytes + 1;
-  return { offset, bytes, start: 0, kind: 'response', t: 0 };
-}
-
+/** A frame that is a whole chunk of its own. */
 function add(h: Harness, data: Buffer): void {
-  h.box.add(meta(data.length), data);
+  h.box.addLine({ kind: 'response' }, data, 0, data.length, offset, 0);
+  offset += data.length + 1;
 }
 
-/** Frames as main would rebuild them from a batch. */
+/** A frame that arrived over several chunks. */
+function addPieces(h: Harness, pieces: Piece[], bytes: number): void {
+  h.box.addSpanning({ kind: 'response', id: 9 }, pieces, bytes, offset, 0);
+  offset += bytes + 1;
+}
+
+/** Frames as main cuts them out of a batch (transport.ts does the same). */
+function bytesOf(p: Posted): FrameBytes[] {
+  const reader = new ChunkReader(p.buffers);
+  return p.frames.map((m) => reader.read(m.start, m.bytes));
+}
+
 function framesOf(p: Posted): Buffer[] {
-  return p.metas.map((m) =>
-    m.start >= 0
-      ? Buffer.from(p.buffer, m.start, m.bytes)
-      : Buffer.from(p.big[-1 - m.start], 0, m.bytes),
-  );
+  return bytesOf(p).map((d) => (d instanceof ChunkedBytes ? d.toBuffer() : d));
 }
 
-const postedFrames = (h: Harness): number => h.posts.reduce((a, p) => a + p.metas.length, 0);
+const postedFrames = (h: Harness): number => h.posts.reduce((a, p) => a + p.frames.length, 0);
 
 describe('Outbox credits', () => {
   it('posts no more frames than the frame credit allows', () => {
@@ -110,7 +132,7 @@ describe('Outbox credits', () => {
     add(h, Buffer.alloc(10, 0x63));
     h.box.flush();
     expect(h.posts).toHaveLength(1);
-    expect(h.posts[0].metas.map((m) => m.bytes)).toEqual([500]);
+    expect(h.posts[0].frames.map((m) => m.bytes)).toEqual([500]);
     // The small one waits until the big one is credited back.
     expect(h.box.spillFrames).toBe(1);
     h.box.credit(1, 500);
@@ -129,7 +151,7 @@ describe('Outbox credits', () => {
     h.box.credit(1, 10);
     h.box.flush();
     expect(postedFrames(h)).toBe(2);
-    expect(h.posts[1].metas[0].bytes).toBe(500);
+    expect(h.posts[1].frames[0].bytes).toBe(500);
   });
 });
 
@@ -212,100 +234,138 @@ describe('Outbox spill', () => {
 });
 
 describe('Outbox batches', () => {
-  it('puts small frames in one copied buffer with their positions', () => {
+  it('carries the lines of a chunk in that very chunk, transferred (no copy)', () => {
     const h = make();
-    const a = Buffer.from('{"a":1}');
-    const b = Buffer.from('{"bb":22}');
+    const chunk = own('{"a":1}\n{"b":2}\r\n{"c":3}\n{"partial');
+    h.box.addLine({ kind: 'response' }, chunk, 0, 7, 0, 0);
+    h.box.addLine({ kind: 'response' }, chunk, 8, 15, 8, 0);
+    h.box.addLine({ kind: 'response' }, chunk, 17, 24, 17, 0);
+    h.box.flush();
+    expect(h.posts).toHaveLength(1);
+    const p = h.posts[0];
+    expect(p.buffers).toEqual([chunk.buffer]);
+    expect(p.buffers[0]).toBe(chunk.buffer);
+    expect(p.transfer).toContain(chunk.buffer);
+    expect(p.frames.map((m) => m.start)).toEqual([0, 8, 17]);
+    expect(framesOf(p).map(String)).toEqual(['{"a":1}', '{"b":2}', '{"c":3}']);
+    // The last chunk of a sealed batch is offered to the owner of a line still arriving.
+    expect(h.sealed).toEqual([chunk]);
+  });
+
+  it('places frames of consecutive chunks at their position in the chunks taken as one run', () => {
+    const h = make();
+    const a = own('{"a":1}');
+    const b = own('{"bb":22}');
     add(h, a);
     add(h, b);
     h.box.flush();
-    expect(h.posts).toHaveLength(1);
     const p = h.posts[0];
-    expect(p.big).toEqual([]);
-    expect(p.buffer.byteLength).toBe(a.length + b.length);
-    expect(p.metas.map((m) => m.start)).toEqual([0, a.length]);
-    a.fill(0);
-    b.fill(0);
+    expect(p.buffers).toEqual([a.buffer, b.buffer]);
+    expect(p.frames.map((m) => m.start)).toEqual([0, a.length]);
     expect(framesOf(p).map(String)).toEqual(['{"a":1}', '{"bb":22}']);
   });
 
-  it('sends a frame of 256 KiB or more in its own transferred ArrayBuffer', () => {
-    const h = make();
-    const small1 = Buffer.from('first');
-    const big = Buffer.alloc(256 * KiB, 0x7a); // owns its ArrayBuffer
-    const small2 = Buffer.from('second');
-    add(h, small1);
-    add(h, big);
-    add(h, small2);
-    h.box.flush();
-    expect(h.posts).toHaveLength(1);
-    const p = h.posts[0];
-    expect(p.big).toHaveLength(1);
-    expect(p.big[0]).toBe(big.buffer);
-    expect(p.metas.map((m) => m.start)).toEqual([0, -1, small1.length]);
-    expect(p.buffer.byteLength).toBe(small1.length + small2.length);
-    const frames = framesOf(p);
-    expect(frames[0].toString()).toBe('first');
-    expect(frames[1].equals(big)).toBe(true);
-    expect(frames[2].toString()).toBe('second');
-  });
-
-  it('sends just under 256 KiB in the copied buffer', () => {
-    const h = make();
-    add(h, Buffer.alloc(256 * KiB - 1));
-    h.box.flush();
-    expect(h.posts[0].big).toEqual([]);
-    expect(h.posts[0].buffer.byteLength).toBe(256 * KiB - 1);
-  });
-
-  it('copies a big frame that is a view into a larger buffer (never transfers foreign bytes)', () => {
+  it('copies a chunk that is not its own whole ArrayBuffer (never transfers foreign bytes)', () => {
     const h = make();
     const backing = Buffer.alloc(2 * MiB, 0x41);
     const view = backing.subarray(100, 100 + 300 * KiB);
     add(h, view);
+    add(h, Buffer.from('pooled')); // a small Buffer.from shares the 8 KiB pool
     h.box.flush();
-    const ab = h.posts[0].big[0];
+    const [ab, pooled] = h.posts[0].buffers;
     expect(ab).not.toBe(backing.buffer);
     expect(ab.byteLength).toBe(300 * KiB);
-    expect(Buffer.from(ab).equals(view)).toBe(true);
+    expect(pooled.byteLength).toBe(6);
+    expect(framesOf(h.posts[0])[0].equals(view)).toBe(true);
+    expect(framesOf(h.posts[0])[1].toString()).toBe('pooled');
   });
 
-  it('copies a big frame at the start of a larger buffer (no spare bytes transferred)', () => {
+  it('sends a frame that spanned chunks as those chunks: never joined, never copied', () => {
     const h = make();
-    const backing = Buffer.alloc(2 * MiB, 0x43);
-    const head = backing.subarray(0, 300 * KiB);
-    add(h, head);
+    add(h, own('first'));
+    const c1 = Buffer.alloc(64 * KiB + 10, 0x61);
+    const c2 = Buffer.alloc(192 * KiB, 0x62);
+    const c3 = own('ccc\r\n{"next":1}');
+    addPieces(
+      h,
+      [
+        { chunk: c1, start: 10, end: c1.length },
+        { chunk: c2, start: 0, end: c2.length },
+        { chunk: c3, start: 0, end: 4 },
+      ],
+      256 * KiB + 3,
+    );
+    h.box.addLine({ kind: 'response' }, c3, 5, 15, 0, 0);
     h.box.flush();
-    const ab = h.posts[0].big[0];
-    expect(ab).not.toBe(backing.buffer);
-    expect(ab.byteLength).toBe(300 * KiB);
-  });
-
-  it('transfers a big frame whose buffer has one spare byte (a stripped \\r)', () => {
-    const h = make();
-    const withCr = Buffer.alloc(300 * KiB + 1, 0x42);
-    const frame = withCr.subarray(0, 300 * KiB);
-    add(h, frame);
-    h.box.flush();
-    expect(h.posts[0].big[0]).toBe(withCr.buffer);
-    expect(framesOf(h.posts[0])[0].length).toBe(300 * KiB);
+    expect(h.posts).toHaveLength(1);
+    const p = h.posts[0];
+    expect(p.buffers[1]).toBe(c1.buffer);
+    expect(p.buffers[2]).toBe(c2.buffer);
+    expect(p.buffers[3]).toBe(c3.buffer);
+    expect(new Set(p.transfer).size).toBe(p.transfer.length);
+    const data = bytesOf(p);
+    expect(data[1]).toBeInstanceOf(ChunkedBytes);
+    expect((data[1] as ChunkedBytes).chunks).toHaveLength(3);
+    expect(data[1].length).toBe(256 * KiB + 3);
+    expect(data[1].subarray(256 * KiB - 1).toString()).toBe('bccc'); // the \r is left out
+    expect(framesOf(p).map((f) => (f.length < 20 ? f.toString() : f.length))).toEqual([
+      'first',
+      256 * KiB + 3,
+      '{"next":1}',
+    ]);
   });
 
   it('splits small frames into batches of at most 8192 frames', () => {
     const h = make({ creditFrames: 100_000 });
-    for (let i = 0; i < 10_000; i++) add(h, Buffer.from('x'));
+    for (let i = 0; i < 10_000; i++) add(h, own('x'));
     h.box.flush();
-    expect(h.posts.map((p) => p.metas.length)).toEqual([8192, 1808]);
+    expect(h.posts.map((p) => p.frames.length)).toEqual([8192, 1808]);
   });
 
-  it('splits copied bytes into batches of at most 4 MiB', () => {
+  it('starts a new batch once its chunks hold 4 MiB (between chunks)', () => {
     const h = make();
     for (let i = 0; i < 20; i++) add(h, Buffer.alloc(250 * KiB, i));
     h.box.flush();
-    expect(h.posts.map((p) => p.metas.length)).toEqual([16, 4]);
-    for (const p of h.posts) expect(p.buffer.byteLength).toBeLessThanOrEqual(4 * MiB);
+    expect(h.posts.map((p) => p.frames.length)).toEqual([17, 3]);
     const frames = h.posts.flatMap(framesOf);
     expect(frames.map((f) => f[0])).toEqual(Array.from({ length: 20 }, (_, i) => i));
+  });
+
+  it('never seals a batch in the middle of a chunk, however many lines it holds', () => {
+    const h = make({ creditFrames: 100_000 });
+    const chunk = own('1\n'.repeat(9000));
+    for (let i = 0; i < 9000; i++)
+      h.box.addLine({ kind: 'response' }, chunk, i * 2, i * 2 + 1, i * 2, 0);
+    h.box.flush();
+    expect(h.posts.map((p) => p.frames.length)).toEqual([9000]);
+  });
+
+  it('a batch cut by credits copies the chunk both halves need, for the second', () => {
+    const h = make({ creditFrames: 2 });
+    const chunk = own('{"a":1}\n{"b":2}\n{"c":3}\n');
+    for (let i = 0; i < 3; i++)
+      h.box.addLine({ kind: 'response' }, chunk, i * 8, i * 8 + 7, i * 8, 0);
+    const big: Piece[] = [
+      { chunk: Buffer.alloc(200 * KiB, 0x31), start: 0, end: 200 * KiB },
+      { chunk: Buffer.alloc(100 * KiB, 0x31), start: 0, end: 100 * KiB },
+    ];
+    addPieces(h, big, 300 * KiB);
+    h.box.flush();
+    expect(postedFrames(h)).toBe(2);
+    expect(h.posts[0].buffers).toEqual([chunk.buffer]);
+    h.box.credit(2, 14);
+    h.box.flush();
+    expect(h.posts.map((p) => p.frames.length)).toEqual([2, 2]);
+    const second = h.posts[1];
+    expect(second.buffers[0]).not.toBe(chunk.buffer); // a copy of '{"c":3}\n'
+    expect(second.buffers[1]).toBe(big[0].chunk.buffer);
+    const all = h.posts.flatMap(framesOf);
+    expect(all.map((f) => (f.length < 10 ? f.toString() : `${f.length}:${f[0]}`))).toEqual([
+      '{"a":1}',
+      '{"b":2}',
+      '{"c":3}',
+      `${300 * KiB}:${0x31}`,
+    ]);
   });
 });
 

@@ -1,26 +1,47 @@
 /**
  * Outbox: frames waiting to cross from the transport worker to main.
  *
- * Owns: the bounded spill (frames complete but not yet posted), the credit balance and the
- * dispatcher-wait clock. Fed by: the framer (via `add`). Listens: `post` sends one batch to
- * main; `onOverload` applies the session's overload policy when the spill is full.
+ * Owns: the bounded spill (frames complete but not yet posted, in batches), the credit balance
+ * and the dispatcher-wait clock. Fed by: the line splitter's sink in the worker (`addLine`,
+ * `addSpanning`). Listens: `post` sends one batch to main; `onOverload` applies the session's
+ * overload policy when the spill is full; `onSeal` lets the owner of a line still arriving copy
+ * what it needs from a chunk that now belongs to a batch.
  *
  * MessagePort has no backpressure, so frames are posted only against credits that main returns
  * as its dispatcher consumes them. While out of credits the reader keeps draining into the spill
  * and the wait is timed: that is the dispatcher wait time of DESIGN.md.
+ *
+ * Zero copy: a batch carries the very pipe chunks its frames lie in, transferred, and each
+ * frame's position in them (as if the chunks were one run of bytes). A 64 MiB frame is its
+ * 1024 chunks; 300 small frames of one chunk are that chunk. Nothing is joined or copied on the
+ * way to main, except when credits cut a batch in two (the chunk both halves need is copied for
+ * the second) and for a line still arriving whose first chunk leaves with a batch (`onSeal`).
+ * Each chunk belongs to one batch: a batch is only sealed between chunks.
  */
+import { type EncodedMetas, MetaColumns } from '../engine/frame-codec.js';
 import type { FrameMeta } from '../engine/worker-protocol.js';
 
-/** Frames at least this large travel in their own transferred ArrayBuffer, never copied. */
-const OWN_BUFFER_BYTES = 256 * 1024;
-/** Upper bound of one batch's copied bytes (small frames). */
-const BATCH_BYTES = 4 * 1024 * 1024;
-/** Upper bound of frames in one batch. */
+/** A batch takes no more frames once it has this many (checked between chunks). */
 const BATCH_FRAMES = 8192;
+/** ...or once its chunks hold this many bytes (a large frame makes a batch of its own). */
+const BATCH_BYTES = 4 * 1024 * 1024;
 
-export interface SpilledFrame {
-  meta: FrameMeta;
-  data: Buffer;
+/** What classification says about a frame (its position is given apart). */
+export type FrameInfo = Omit<FrameMeta, 'offset' | 'bytes' | 'start' | 't'>;
+
+export interface PostedBatch {
+  /** Frame i is `bytes` bytes at position `start` of the buffers taken as one run of bytes. */
+  metas: EncodedMetas;
+  buffers: ArrayBuffer[];
+  /** Every ArrayBuffer above (and the metadata columns), once each: the transfer list. */
+  transfer: ArrayBuffer[];
+}
+
+/** A chunk piece of a line that spans chunks: chunk[start, end). */
+export interface Piece {
+  chunk: Buffer;
+  start: number;
+  end: number;
 }
 
 export interface OutboxOptions {
@@ -28,16 +49,63 @@ export interface OutboxOptions {
   creditBytes: number;
   spillMaxBytes: number;
   now(): number;
-  post(metas: FrameMeta[], buffer: ArrayBuffer, big: ArrayBuffer[]): void;
+  post(batch: PostedBatch): void;
   /** The spill is full; returns whether to keep this frame (true only for `pause`). */
   onOverload(): boolean;
+  /** `chunk` now belongs to a sealed batch and will leave the thread with it. */
+  onSeal?(chunk: Buffer): void;
+}
+
+class Batch {
+  /** The chunks (as given) and the buffers that will be transferred for them. */
+  readonly chunks: Buffer[] = [];
+  readonly buffers: ArrayBuffer[] = [];
+  /** Bytes of all buffers: the position the next chunk starts at. */
+  size = 0;
+  /** Frame bytes (what credits count). */
+  bytes = 0;
+
+  constructor(readonly cols: MetaColumns) {}
+
+  get n(): number {
+    return this.cols.n;
+  }
+
+  get last(): Buffer | undefined {
+    return this.chunks[this.chunks.length - 1];
+  }
+
+  /** Position of chunk[0] in this batch, appending the chunk if it is not the last one. */
+  base(chunk: Buffer): number {
+    if (this.last === chunk) return this.size - chunk.length;
+    this.chunks.push(chunk);
+    this.buffers.push(ownBuffer(chunk));
+    this.size += chunk.length;
+    return this.size - chunk.length;
+  }
+}
+
+/** An ArrayBuffer holding exactly the chunk's bytes, fit to be transferred (a copy unless the
+ *  chunk is its own whole ArrayBuffer, as pipe reads are). */
+function ownBuffer(chunk: Buffer): ArrayBuffer {
+  const ab = chunk.buffer;
+  if (ab instanceof ArrayBuffer && chunk.byteOffset === 0 && ab.byteLength === chunk.length) {
+    return ab;
+  }
+  const copy = new ArrayBuffer(chunk.length);
+  new Uint8Array(copy).set(chunk);
+  return copy;
 }
 
 export class Outbox {
-  private readonly spill: SpilledFrame[] = [];
-  private spillHead = 0;
+  /** Sealed batches waiting for credits, oldest first. */
+  private readonly queue: Batch[] = [];
+  private open: Batch | null = null;
+  /** Columns of a posted batch, reused (their contents were copied out by `take`). */
+  private spareCols: MetaColumns | null = null;
   private availFrames: number;
   private availBytes: number;
+  spillFrames = 0;
   spillBytes = 0;
   maxSpillFrames = 0;
   droppedFrames = 0;
@@ -49,10 +117,6 @@ export class Outbox {
   constructor(private readonly opts: OutboxOptions) {
     this.availFrames = opts.creditFrames;
     this.availBytes = opts.creditBytes;
-  }
-
-  get spillFrames(): number {
-    return this.spill.length - this.spillHead;
   }
 
   /** Frames posted to main and not yet credited back. */
@@ -75,17 +139,84 @@ export class Outbox {
     return Math.max(this.longestWaitMs, ongoing);
   }
 
-  add(meta: FrameMeta, frame: Buffer): void {
-    if (this.spillBytes + frame.length > this.opts.spillMaxBytes && this.spillFrames > 0) {
+  /** Whether a frame of `bytes` may enter the spill (else it was dropped, and counted). */
+  private admit(bytes: number): boolean {
+    if (this.spillBytes + bytes > this.opts.spillMaxBytes && this.spillFrames > 0) {
       if (!this.opts.onOverload()) {
         this.droppedFrames += 1;
-        this.droppedBytes += frame.length;
-        return;
+        this.droppedBytes += bytes;
+        return false;
       }
     }
-    this.spill.push({ meta, data: frame });
-    this.spillBytes += frame.length;
+    this.spillFrames += 1;
+    this.spillBytes += bytes;
     if (this.spillFrames > this.maxSpillFrames) this.maxSpillFrames = this.spillFrames;
+    return true;
+  }
+
+  /** The open batch for a frame starting in `chunk` (a full batch is sealed first, but never
+   *  while it ends with this chunk: a chunk belongs to one batch). */
+  private batchFor(chunk: Buffer): Batch {
+    let b = this.open;
+    if (b !== null && b.last !== chunk && (b.n >= BATCH_FRAMES || b.size >= BATCH_BYTES)) {
+      this.seal();
+      b = null;
+    }
+    if (b === null) {
+      const cols = this.spareCols ?? new MetaColumns(1024);
+      this.spareCols = null;
+      cols.n = 0;
+      cols.extras = [];
+      b = new Batch(cols);
+      this.open = b;
+    }
+    return b;
+  }
+
+  /** A line that lies whole in one chunk: chunk[start, end). */
+  addLine(
+    info: FrameInfo,
+    chunk: Buffer,
+    start: number,
+    end: number,
+    offset: number,
+    t: number,
+  ): void {
+    const bytes = end - start;
+    if (!this.admit(bytes)) return;
+    const b = this.batchFor(chunk);
+    b.bytes += bytes;
+    b.cols.push(info, offset, bytes, b.base(chunk) + start, t);
+  }
+
+  /** A line that arrived over several chunks: `bytes` bytes through `pieces`, in order (the
+   *  first piece may start inside its chunk; the others start at 0). */
+  addSpanning(
+    info: FrameInfo,
+    pieces: readonly Piece[],
+    bytes: number,
+    offset: number,
+    t: number,
+  ): void {
+    if (!this.admit(bytes) || pieces.length === 0) return;
+    const b = this.batchFor(pieces[0].chunk);
+    const start = b.base(pieces[0].chunk) + pieces[0].start;
+    for (let i = 1; i < pieces.length; i++) b.base(pieces[i].chunk);
+    b.bytes += bytes;
+    b.cols.push(info, offset, bytes, start, t);
+  }
+
+  private seal(): void {
+    const b = this.open;
+    this.open = null;
+    if (b === null || b.n === 0) {
+      if (b !== null) this.spareCols = b.cols;
+      return;
+    }
+    // Only the last chunk can hold the start of a line still arriving.
+    const last = b.last;
+    if (last) this.opts.onSeal?.(last);
+    this.queue.push(b);
   }
 
   credit(frames: number, bytes: number): void {
@@ -101,26 +232,43 @@ export class Outbox {
     this.flush();
   }
 
-  /** Posts as many spilled frames as credits allow, in batches. */
+  /** Posts as many spilled frames as credits allow, in batches. Call between chunks. */
   flush(): void {
-    while (this.spillFrames > 0) {
-      const first = this.spill[this.spillHead];
-      const nothingOutstanding = this.outstandingFrames === 0;
-      // A frame bigger than the whole byte credit may go alone, or the session would deadlock.
-      const fits =
-        this.availFrames > 0 && (first.data.length <= this.availBytes || nothingOutstanding);
-      if (!fits) {
+    this.seal();
+    while (this.queue.length > 0) {
+      const head = this.queue[0];
+      const k = this.fitting(head);
+      if (k === 0) {
         if (this.waitingSince === null) this.waitingSince = this.opts.now();
         return;
       }
       this.endWait();
-      this.postBatch();
+      if (k === head.n) {
+        this.queue.shift();
+        this.post(head.cols.take(), head.buffers, head.bytes);
+        this.spareCols = head.cols;
+      } else {
+        this.queue[0] = this.split(head, k);
+      }
     }
     this.endWait();
-    if (this.spillHead > 0 && this.spillHead === this.spill.length) {
-      this.spill.length = 0;
-      this.spillHead = 0;
+  }
+
+  /** How many of the batch's first frames the credits allow now (a frame larger than the whole
+   *  byte credit may go alone when nothing is outstanding, or the session would deadlock). */
+  private fitting(b: Batch): number {
+    if (this.availFrames === Number.POSITIVE_INFINITY) return b.n;
+    if (b.n <= this.availFrames && b.bytes <= this.availBytes) return b.n;
+    let k = 0;
+    let bytes = 0;
+    while (k < b.n && k < this.availFrames) {
+      const len = b.cols.bytes(k);
+      if (bytes + len > this.availBytes) break;
+      bytes += len;
+      k += 1;
     }
+    if (k === 0 && this.outstandingFrames === 0) k = 1;
+    return k;
   }
 
   private endWait(): void {
@@ -131,53 +279,43 @@ export class Outbox {
     this.waitingSince = null;
   }
 
-  private postBatch(): void {
-    const picked: SpilledFrame[] = [];
-    let copyBytes = 0;
-    while (this.spillFrames > 0 && picked.length < BATCH_FRAMES && this.availFrames > 0) {
-      const f = this.spill[this.spillHead];
-      const len = f.data.length;
-      const alone = picked.length === 0 && this.outstandingFrames === 0;
-      if (len > this.availBytes && !alone) break;
-      const own = len >= OWN_BUFFER_BYTES;
-      if (!own && copyBytes + len > BATCH_BYTES && picked.length > 0) break;
-      this.spillHead += 1;
-      this.spillBytes -= len;
-      this.availFrames -= 1;
-      this.availBytes -= len;
-      if (!own) copyBytes += len;
-      picked.push(f);
-    }
-    const buffer = new ArrayBuffer(copyBytes);
-    const view = new Uint8Array(buffer);
-    const big: ArrayBuffer[] = [];
-    const metas: FrameMeta[] = [];
-    let at = 0;
-    for (const f of picked) {
-      const len = f.data.length;
-      if (len >= OWN_BUFFER_BYTES) {
-        f.meta.start = -1 - big.length;
-        big.push(ownArrayBuffer(f.data));
-      } else {
-        view.set(f.data, at);
-        f.meta.start = at;
-        at += len;
+  /** Posts the first k frames of `b` and returns the rest as a batch of its own. The chunk the
+   *  two halves share is copied for the rest (from the rest's first byte on). */
+  private split(b: Batch, k: number): Batch {
+    const cut = b.cols.start(k); // the rest's first byte
+    let j = 0; // the chunk holding it
+    let base = 0;
+    while (base + b.chunks[j].length <= cut) base += b.chunks[j++].length;
+    const rest = new Batch(MetaColumns.from(b.cols.take(k, b.n)));
+    const shared = cut > base; // some frame before `cut` lies in chunk j too
+    const headChunks = shared ? j + 1 : j;
+    for (let i = j; i < b.chunks.length; i++) {
+      let chunk = b.chunks[i];
+      let buffer = b.buffers[i];
+      if (i === j && shared) {
+        buffer = new ArrayBuffer(chunk.length - (cut - base));
+        new Uint8Array(buffer).set(chunk.subarray(cut - base));
+        chunk = Buffer.from(buffer);
       }
-      metas.push(f.meta);
+      rest.chunks.push(chunk);
+      rest.buffers.push(buffer);
+      rest.size += chunk.length;
     }
-    this.opts.post(metas, buffer, big);
+    for (let i = 0; i < rest.n; i++) {
+      rest.cols.setStart(i, rest.cols.start(i) - cut);
+      rest.bytes += rest.cols.bytes(i);
+    }
+    this.post(b.cols.take(0, k), b.buffers.slice(0, headChunks), b.bytes - rest.bytes);
+    return rest;
   }
-}
 
-/** An ArrayBuffer holding exactly these bytes that may be transferred (copied only if shared). */
-function ownArrayBuffer(data: Buffer): ArrayBuffer {
-  const ab = data.buffer;
-  // The framer assembles large frames in their own buffer; a stripped \r leaves one spare byte
-  // at the end, which main ignores (it slices by the frame's length).
-  if (ab instanceof ArrayBuffer && data.byteOffset === 0 && ab.byteLength - data.byteLength <= 1) {
-    return ab;
+  private post(metas: EncodedMetas, buffers: ArrayBuffer[], bytes: number): void {
+    this.spillFrames -= metas.n;
+    this.spillBytes -= bytes;
+    this.availFrames -= metas.n;
+    this.availBytes -= bytes;
+    const transfer = [...new Set(buffers)];
+    transfer.push(metas.num.buffer as ArrayBuffer, metas.kinds.buffer as ArrayBuffer);
+    this.opts.post({ metas, buffers, transfer });
   }
-  const copy = new ArrayBuffer(data.length);
-  new Uint8Array(copy).set(data);
-  return copy;
 }

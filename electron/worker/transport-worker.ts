@@ -8,20 +8,20 @@
  * Draining here means a busy main thread (IPC, rendering, traces) never stops stdout from being
  * read; only an explicit reader mode (`paused`, `naive`) or the `pause` overload policy does.
  */
+import { isUtf8 } from 'node:buffer';
 import { parentPort, workerData } from 'node:worker_threads';
-import { classifyFrame } from '../engine/classify.js';
-import { encodeMetas } from '../engine/frame-codec.js';
-import { createFramer } from '../engine/framer.js';
+import type { Classified } from '../engine/classify.js';
+import { createLineSplitter } from '../engine/framer.js';
+import { LineClassifier } from '../engine/line-classifier.js';
 import type {
   ExitInfo,
-  FrameMeta,
   FromWorker,
   ToWorker,
   WorkerCounters,
   WorkerStartConfig,
 } from '../engine/worker-protocol.js';
 import { ChildRunner } from './child-runner.js';
-import { Outbox } from './outbox.js';
+import { Outbox, type Piece } from './outbox.js';
 
 const COUNTERS_EVERY_MS = 100;
 const STDERR_FLUSH_MS = 50;
@@ -63,15 +63,7 @@ const outbox = new Outbox({
   creditBytes: config.creditBytes,
   spillMaxBytes: config.spillMaxBytes,
   now,
-  post: (metas, buffer, big) => {
-    const encoded = encodeMetas(metas);
-    post({ type: 'frames', metas: encoded, buffer, big }, [
-      buffer,
-      encoded.num.buffer as ArrayBuffer,
-      encoded.kinds.buffer as ArrayBuffer,
-      ...big,
-    ]);
-  },
+  post: ({ metas, buffers, transfer }) => post({ type: 'frames', metas, buffers }, transfer),
   onOverload: () => {
     post({ type: 'overload', policy: config.overloadPolicy, t: now() });
     if (config.overloadPolicy === 'pause') {
@@ -82,22 +74,52 @@ const outbox = new Outbox({
     if (config.overloadPolicy === 'terminate') void stop('overload');
     return false;
   },
+  onSeal: (chunk) => {
+    // The line still arriving began in a chunk that leaves with a batch: keep a copy of its part.
+    const first = pending[0];
+    if (first?.chunk === chunk) {
+      const copy = Buffer.allocUnsafeSlow(first.end - first.start);
+      chunk.copy(copy, 0, first.start, first.end);
+      pending[0] = { chunk: copy, start: 0, end: copy.length };
+    }
+  },
 });
 
-const framer = createFramer({
-  maxFrameBytes: config.maxFrameBytes,
-  onFrame(frame, offset) {
-    // The classification object becomes the meta itself: no copy per frame. All frames of one
-    // chunk share its arrival time (`chunkAt`), read once per chunk.
-    const meta = classifyFrame(frame) as FrameMeta;
-    if (meta.kind === 'parse-error' || meta.kind === 'empty') parseErrors += 1;
-    meta.offset = offset;
-    meta.bytes = frame.length;
-    meta.start = 0;
-    meta.t = chunkAt;
-    outbox.add(meta, frame);
+const classifier = new LineClassifier();
+/** Whether the chunk being split is valid UTF-8 as a whole (then so is every line inside it). */
+let chunkUtf8 = false;
+/** The pieces of the line that spans chunks, so far. */
+let pending: Piece[] = [];
+
+function count(c: Classified): void {
+  if (c.kind === 'parse-error' || c.kind === 'empty') parseErrors += 1;
+}
+
+// All frames of one chunk share its arrival time (`chunkAt`), read once per chunk.
+const framer = createLineSplitter(config.maxFrameBytes, {
+  line(chunk, start, end, offset) {
+    const c = classifier.classifySpan(chunk, start, end, chunkUtf8);
+    count(c);
+    outbox.addLine(c, chunk, start, end, offset, chunkAt);
   },
-  onOversize(info) {
+  partial(chunk, start) {
+    if (pending.length === 0) classifier.begin();
+    pending.push({ chunk, start, end: chunk.length });
+    // Validated while it streams in: nothing is left to do for a 64 MiB line at its newline.
+    classifier.piece(start === 0 ? chunk : chunk.subarray(start));
+  },
+  lineEnd(chunk, end, length, offset) {
+    if (end > 0) {
+      classifier.piece(chunk.subarray(0, end));
+      pending.push({ chunk, start: 0, end });
+    }
+    const c = classifier.end(length);
+    count(c);
+    outbox.addSpanning(c, pending, length, offset, chunkAt);
+    pending = [];
+  },
+  oversize(info) {
+    if (info.phase === 'start') pending = [];
     post({ type: 'oversize', ...info, t: now() });
     if (info.phase === 'start' && config.onOversize === 'terminate') void stop('oversize');
   },
@@ -135,6 +157,8 @@ function attach(r: ChildRunner): void {
   child.stdout.on('data', (chunk: Buffer) => {
     chunkAt = now();
     lastStdoutByteAt = chunkAt;
+    chunkUtf8 = isUtf8(chunk);
+    classifier.pinChunk(chunk);
     framer.push(chunk);
     if (readerMode === 'naive' && !stopping) applyReading();
     scheduleFlush();

@@ -87,13 +87,16 @@ async function sdkReader(spec, stampFile, { maxBufferSize }) {
 
 async function framerReader(spec, stampFile, { parse }) {
   const { createFramer } = await import('../../dist/electron/engine/framer.js');
+  const { LineClassifier } = await import('../../dist/electron/engine/line-classifier.js');
+  const classifier = parse === 'scan' ? new LineClassifier() : null;
   let frames = 0;
   let error;
   let tLast = 0n;
   const framer = createFramer({
     maxFrameBytes: 128 * MiB,
     onFrame: (frame) => {
-      if (parse) JSON.parse(frame.toString('utf8'));
+      if (classifier) classifier.classify(frame);
+      else if (parse) JSON.parse(frame.toString('utf8'));
       frames += 1;
       tLast = now();
     },
@@ -176,6 +179,8 @@ async function loadReader(name) {
       return (spec, stamp) => sdkReader(spec, stamp, { maxBufferSize: Number.POSITIVE_INFINITY });
     case 'framer':
       return (spec, stamp) => framerReader(spec, stamp, { parse: true });
+    case 'framer-scan':
+      return (spec, stamp) => framerReader(spec, stamp, { parse: 'scan' });
     case 'framer-noparse':
       return (spec, stamp) => framerReader(spec, stamp, { parse: false });
     case 'engine': {

@@ -6,6 +6,7 @@
  */
 
 import { afterEach, describe, expect, it } from 'vitest';
+import type { FrameBytes } from '../../dist/electron/engine/frame-bytes.js';
 import { callTool, initialize, listTools } from '../../dist/electron/engine/mcp-client.js';
 import type { Session } from '../../dist/electron/engine/session.js';
 import {
@@ -196,7 +197,7 @@ describe('cancellation reaches the producer', () => {
     expect(b.record.replayOf).toBe(first.id);
     expect(b.record.method).toBe('tools/call');
     type Echo = { result: { content: { text: string }[] } };
-    const text = (r: Buffer | null): string =>
+    const text = (r: FrameBytes | null): string =>
       (JSON.parse(r?.toString('utf8') ?? '{}') as Echo).result.content[0].text;
     expect(text(b.response)).toBe('once more');
     expect(text(b.response)).toBe(text(a.response));

@@ -8,6 +8,7 @@
  */
 
 import { afterEach, describe, expect, it } from 'vitest';
+import type { FrameBytes } from '../../dist/electron/engine/frame-bytes.js';
 import { callTool, initialize, listTools } from '../../dist/electron/engine/mcp-client.js';
 import type { Session } from '../../dist/electron/engine/session.js';
 import type { ProbeReport } from '../../dist/shared/report.js';
@@ -48,7 +49,7 @@ async function handshake(session: Session): Promise<number> {
  * compact serialization of what it carries (no \r, no padding), and that length is what the
  * request table recorded as responseBytes (the caller checks largestFrameBytes against it).
  */
-function expectExactDumpFrame(response: Buffer, responseBytes: number | null) {
+function expectExactDumpFrame(response: FrameBytes, responseBytes: number | null) {
   type DumpResponse = { result: { content: { type: string; text: string }[] } };
   const parsed = JSON.parse(response.toString('utf8')) as DumpResponse;
   const text = parsed.result.content[0].text;

@@ -1,0 +1,98 @@
+/**
+ * A frame's bytes on main: one Buffer, or — for a large frame that arrived over many pipe
+ * chunks — those chunks as they were transferred from the worker (never joined: a 64 MiB frame
+ * costs its 64 MiB once). Both answer `length`, `subarray` (a page: a copy only where it
+ * crosses chunks) and `toString`, which is all the session's consumers use.
+ */
+import type { Hash } from 'node:crypto';
+
+export class ChunkedBytes {
+  readonly length: number;
+
+  /** `chunks` hold the frame's bytes in order and nothing else. */
+  constructor(readonly chunks: readonly Buffer[]) {
+    let n = 0;
+    for (const c of chunks) n += c.length;
+    this.length = n;
+  }
+
+  /** Bytes [start, end) as one Buffer: a view when they lie in one chunk, else a copy. */
+  subarray(start = 0, end = this.length): Buffer {
+    start = Math.max(0, Math.min(start, this.length));
+    end = Math.max(start, Math.min(end, this.length));
+    let at = 0;
+    let out: Buffer | null = null;
+    let written = 0;
+    for (const c of this.chunks) {
+      const cEnd = at + c.length;
+      if (cEnd > start && at < end) {
+        const from = Math.max(start, at) - at;
+        const to = Math.min(end, cEnd) - at;
+        if (out === null && from === start - at && to - from === end - start) {
+          return c.subarray(from, to);
+        }
+        out ??= Buffer.allocUnsafe(end - start);
+        c.copy(out, written, from, to);
+        written += to - from;
+      }
+      at = cEnd;
+      if (at >= end) break;
+    }
+    return out ?? Buffer.alloc(0);
+  }
+
+  toBuffer(): Buffer {
+    return this.chunks.length === 1 ? this.chunks[0] : Buffer.concat(this.chunks, this.length);
+  }
+
+  toString(encoding: BufferEncoding = 'utf8'): string {
+    return this.toBuffer().toString(encoding);
+  }
+}
+
+export type FrameBytes = Buffer | ChunkedBytes;
+
+export function updateHash(hash: Hash, data: FrameBytes): Hash {
+  if (data instanceof ChunkedBytes) for (const c of data.chunks) hash.update(c);
+  else hash.update(data);
+  return hash;
+}
+
+/** One Buffer of the bytes (joins a chunked frame: for the rare consumer that needs that). */
+export function asBuffer(data: FrameBytes): Buffer {
+  return data instanceof ChunkedBytes ? data.toBuffer() : data;
+}
+
+/**
+ * Cuts frames out of a batch's transferred chunks (the frames in order, positions taken over
+ * the chunks as one run of bytes): a view where a frame lies in one chunk, else ChunkedBytes.
+ */
+export class ChunkReader {
+  private j = 0;
+  private base = 0;
+
+  constructor(private readonly buffers: readonly ArrayBuffer[]) {}
+
+  /** `bytes` bytes at `start`; calls must come with non-decreasing `start`. */
+  read(start: number, bytes: number): FrameBytes {
+    const bufs = this.buffers;
+    while (this.j < bufs.length - 1 && this.base + bufs[this.j].byteLength <= start) {
+      this.base += bufs[this.j].byteLength;
+      this.j += 1;
+    }
+    const ab = bufs[this.j];
+    const from = start - this.base;
+    if (ab === undefined) return Buffer.alloc(0);
+    if (from + bytes <= ab.byteLength) return Buffer.from(ab, from, bytes);
+    const chunks: Buffer[] = [];
+    let left = bytes;
+    let at = from;
+    for (let k = this.j; k < bufs.length && left > 0; k++) {
+      const n = Math.min(left, bufs[k].byteLength - at);
+      chunks.push(Buffer.from(bufs[k], at, n));
+      left -= n;
+      at = 0;
+    }
+    return new ChunkedBytes(chunks);
+  }
+}

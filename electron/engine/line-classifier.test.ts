@@ -1,0 +1,425 @@
+import { isUtf8 } from 'node:buffer';
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { type Classified, classifyFrameByParse } from './classify.js';
+import { JsonScanner } from './json-scan.js';
+import { LineClassifier } from './line-classifier.js';
+import { createStringSkipper } from './string-skip.js';
+import { Utf8Stream } from './utf8-stream.js';
+
+// The line classifier must agree with JSON.parse + classifyValue (classifyFrameByParse) on every
+// input: these properties compare the two on JSON-RPC-shaped messages, arbitrary JSON, and both
+// after random edits that break them in the ways a hostile server would.
+
+const simd = createStringSkipper();
+const plain = createStringSkipper({ simd: false });
+const b = (s: string) => Buffer.from(s, 'utf8');
+
+function parses(buf: Buffer): boolean {
+  if (!isUtf8(buf)) return false;
+  try {
+    JSON.parse(buf.toString('utf8'));
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function scanValid(buf: Buffer, cuts: number[] = [], skipper = simd): boolean {
+  const sc = new JsonScanner(skipper);
+  let at = 0;
+  for (const cut of [...cuts.filter((c) => c > 0 && c < buf.length)].sort((x, y) => x - y)) {
+    sc.feed(buf, at, cut);
+    at = cut;
+  }
+  sc.feed(buf, at, buf.length);
+  return sc.finish();
+}
+
+/** Classification without the wording of parse errors (piecewise messages use byte offsets). */
+function gist(c: Classified): Classified {
+  return c.kind === 'parse-error' && c.problem !== 'not valid UTF-8' ? { kind: c.kind } : c;
+}
+
+function streamed(buf: Buffer, cuts: number[]): Classified {
+  const lc = new LineClassifier();
+  lc.begin();
+  let at = 0;
+  for (const cut of [...cuts.filter((c) => c > 0 && c < buf.length)].sort((x, y) => x - y)) {
+    lc.piece(buf.subarray(at, cut));
+    at = cut;
+  }
+  lc.piece(buf.subarray(at));
+  return lc.end(buf.length);
+}
+
+const tricky = fc.constantFrom(
+  '"',
+  '\\',
+  '{',
+  '}',
+  '[',
+  ']',
+  ',',
+  ':',
+  '0',
+  '-',
+  '.',
+  'e',
+  '+',
+  't',
+  'n',
+  'u',
+  ' ',
+  '\t',
+  '\r',
+  '\u0000',
+  '\u001f',
+  'é',
+  '😀',
+  '\u2028',
+  'x',
+  '\\u00',
+  '\\"',
+  '1e400',
+);
+
+/** A JSON text with a random edit: insert, delete, replace or truncate. */
+const edited = (text: fc.Arbitrary<string>) =>
+  fc.tuple(text, fc.nat(), tricky, fc.integer({ min: 0, max: 3 })).map(([t, pos, ins, op]) => {
+    const p = t.length === 0 ? 0 : pos % (t.length + 1);
+    if (op === 0) return t.slice(0, p) + ins + t.slice(p);
+    if (op === 1) return t.slice(0, p) + t.slice(p + 1);
+    if (op === 2) return t.slice(0, p) + ins + t.slice(p + ins.length);
+    return t.slice(0, p);
+  });
+
+const id = fc.oneof(
+  fc.integer(),
+  fc.double({ noNaN: true }),
+  fc.string(),
+  fc.constant(null),
+  fc.boolean(),
+  fc.constantFrom(1e300, -0, 2 ** 64),
+);
+const rpc = fc
+  .record(
+    {
+      jsonrpc: fc.constantFrom('2.0', '2.0', '2.0', '1.0', 2),
+      id,
+      method: fc.oneof(
+        fc.constantFrom('ping', 'notifications/progress', 'tools/call'),
+        fc.string(),
+        fc.integer(),
+      ),
+      params: fc.oneof(
+        fc.record(
+          { progressToken: id, progress: fc.double(), total: fc.integer() },
+          { requiredKeys: [] },
+        ),
+        fc.jsonValue({ maxDepth: 3 }),
+      ),
+      result: fc.jsonValue({ maxDepth: 3 }),
+      error: fc.oneof(
+        fc.record({
+          code: fc.integer(),
+          message: fc.string(),
+          data: fc.jsonValue({ maxDepth: 2 }),
+        }),
+        fc.jsonValue({ maxDepth: 2 }),
+      ),
+    },
+    { requiredKeys: [] },
+  )
+  .map((m) => JSON.stringify(m));
+/** Escaped spellings JSON.parse reads as the same names/values ("\u0069d" is "id"). */
+const escapedRpc = rpc.map((t) =>
+  t
+    .replace('"id"', '"\\u0069d"')
+    .replace('"2.0"', '"2\\u002e0"')
+    .replace('"method"', '"m\\u0065thod"'),
+);
+const anyJson = fc.oneof(
+  fc.json({ maxDepth: 4 }),
+  // Whitespace everywhere JSON allows it (and \r, which a stripped CRLF line may still hold).
+  fc
+    .tuple(fc.jsonValue({ maxDepth: 4 }), fc.constantFrom(' ', '\t', '\r\t', 2))
+    .map(([v, indent]) => JSON.stringify(v, null, indent).replaceAll('\n', ' ')),
+);
+const texts = fc.oneof(rpc, escapedRpc, anyJson, edited(rpc), edited(anyJson), edited(escapedRpc));
+const cutsArb = fc.array(fc.nat({ max: 400 }), { maxLength: 6 });
+
+describe('JsonScanner agrees with JSON.parse', () => {
+  it('on JSON-RPC messages, arbitrary JSON and both after random edits, cut anywhere', () => {
+    fc.assert(
+      fc.property(texts, cutsArb, (t, cuts) => {
+        const buf = b(t);
+        const want = parses(buf) || !isUtf8(buf);
+        if (!isUtf8(buf)) return; // the scanner leaves UTF-8 to Utf8Stream
+        expect(scanValid(buf), t).toBe(want);
+        expect(scanValid(buf, cuts), `${t} cut at ${cuts}`).toBe(want);
+        expect(scanValid(buf, cuts, plain), `${t} (JS skipper)`).toBe(want);
+      }),
+      { numRuns: 3000 },
+    );
+  });
+
+  it('on the cases that break hand-written JSON parsers', () => {
+    const cases = [
+      '0',
+      '-0',
+      '01',
+      '-',
+      '1.',
+      '.5',
+      '1e',
+      '1e+',
+      '1E-2',
+      '2.5e10',
+      '-01',
+      '00',
+      '1.0e',
+      'tru',
+      'true',
+      'truex',
+      'nul',
+      'null ',
+      ' null',
+      'falsey',
+      '"\\u12"',
+      '"\\u12g4"',
+      '"\\uABCD"',
+      '"\\x"',
+      '"\\/"',
+      '"a\tb"',
+      '"a\u001fb"',
+      '"a\u007fb"',
+      '[1,]',
+      '[,1]',
+      '{"a":1,}',
+      '{,}',
+      '{"a"}',
+      '{"a":}',
+      '{"a" 1}',
+      '{1:2}',
+      '[]',
+      '{}',
+      '[[]]',
+      '[{}]',
+      '{"a":[]}',
+      '"',
+      '""',
+      '"\\"',
+      '"\\\\"',
+      '[1 2]',
+      '{"a":1 "b":2}',
+      '1 2',
+      '{} {}',
+      '\ufeff{}',
+      '\r{}\r',
+      '\t[ ]\t',
+      ']',
+      '}',
+      '[}',
+      '{]',
+      ' ',
+      '',
+      '-a',
+      '1-',
+      '1.5.',
+      '[-]',
+      '{"\\u0000":1}',
+      '"\u2028"',
+    ];
+    for (const t of cases) {
+      const buf = b(t);
+      expect(scanValid(buf), JSON.stringify(t)).toBe(parses(buf));
+      for (let cut = 1; cut < buf.length; cut++) expect(scanValid(buf, [cut])).toBe(parses(buf));
+    }
+  });
+
+  it('handles 100,000 levels of nesting and strings longer than the skipper window', () => {
+    const deep = `${'['.repeat(100_000)}${']'.repeat(100_000)}`;
+    expect(scanValid(b(deep))).toBe(true);
+    expect(scanValid(b(`${deep}]`))).toBe(false);
+    const long = `{"a":"${'x'.repeat(3 * 1024 * 1024)}\\n${'y'.repeat(1500)}"}`;
+    expect(scanValid(b(long))).toBe(true);
+    const ctl = Buffer.from(long);
+    ctl[2 * 1024 * 1024 + 17] = 0x01;
+    expect(scanValid(ctl)).toBe(false);
+    expect(scanValid(ctl, [65_536, 1024 * 1024, 2 * 1024 * 1024 + 17])).toBe(false);
+  });
+});
+
+describe('LineClassifier agrees with classifyFrameByParse', () => {
+  it('whole lines: exactly, parse-error messages included', () => {
+    const lc = new LineClassifier();
+    fc.assert(
+      fc.property(texts, (t) => {
+        const buf = b(t);
+        expect(lc.classify(buf), t).toEqual(classifyFrameByParse(buf));
+      }),
+      { numRuns: 3000 },
+    );
+  });
+
+  it('lines in pieces: the same classification, cut anywhere (even inside a character)', () => {
+    fc.assert(
+      fc.property(texts, cutsArb, (t, cuts) => {
+        const buf = b(t);
+        expect(gist(streamed(buf, cuts)), `${t} cut at ${cuts}`).toEqual(
+          gist(classifyFrameByParse(buf)),
+        );
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
+  it('arbitrary bytes, whole and in pieces', () => {
+    const lc = new LineClassifier();
+    fc.assert(
+      fc.property(fc.uint8Array({ maxLength: 120 }), cutsArb, (bytes, cuts) => {
+        const buf = Buffer.from(bytes);
+        const want = classifyFrameByParse(buf);
+        expect(lc.classify(buf)).toEqual(want);
+        expect(gist(streamed(buf, cuts))).toEqual(gist(want));
+      }),
+      { numRuns: 1000 },
+    );
+  });
+
+  it('reads what classification needs from a value that crosses pieces', () => {
+    const msg = b(
+      JSON.stringify({
+        jsonrpc: '2.0',
+        id: 'req-😀-'.repeat(50),
+        error: { code: -32000, message: 'é'.repeat(300) },
+      }),
+    );
+    const want = classifyFrameByParse(msg);
+    for (let cut = 1; cut < msg.length; cut += 7) {
+      expect(streamed(msg, [cut, cut + 3, cut + 100])).toEqual(want);
+    }
+  });
+
+  it('a 64 MiB response in 64 KiB pieces: classified without joining, error found at its byte', () => {
+    const text = 'x'.repeat(64 * 1024 * 1024);
+    const line = b(
+      `{"jsonrpc":"2.0","id":42,"result":{"content":[{"type":"text","text":"${text}"}]}}`,
+    );
+    const cuts = Array.from(
+      { length: Math.floor(line.length / 65_536) },
+      (_, i) => (i + 1) * 65_536,
+    );
+    expect(streamed(line, cuts)).toEqual({ kind: 'response', id: 42 });
+    line[40 * 1024 * 1024] = 0x09; // a raw tab inside the string: JSON.parse refuses it
+    expect(streamed(line, cuts)).toEqual({
+      kind: 'parse-error',
+      problem: `Bad control character in string literal at byte ${40 * 1024 * 1024}`,
+    });
+  });
+
+  it('keeps what it read of a piece whose chunk left the thread before the line ended', () => {
+    // The worker transfers chunks to main as soon as a batch is sealed; a line still arriving
+    // may have begun in one. Its captured members must not point into the detached memory.
+    const line = b(
+      JSON.stringify({
+        jsonrpc: '2.0',
+        id: 'abc',
+        error: { code: 7, message: 'bad' },
+        pad: 'x'.repeat(5000),
+      }),
+    );
+    for (const cut of [10, 30, 60, 90]) {
+      const first = new Uint8Array(cut);
+      first.set(line.subarray(0, cut));
+      const lc = new LineClassifier();
+      lc.begin();
+      lc.piece(Buffer.from(first.buffer));
+      structuredClone(first.buffer, { transfer: [first.buffer] }); // detach it
+      expect(first.byteLength).toBe(0);
+      lc.piece(line.subarray(cut));
+      expect(lc.end(line.length)).toEqual({
+        kind: 'response',
+        id: 'abc',
+        error: { code: 7, message: 'bad' },
+      });
+    }
+  });
+
+  it('keeps members with escaped names and values, and the last of duplicate members', () => {
+    const lc = new LineClassifier();
+    expect(lc.classify(b('{"jsonrpc":"2\\u002e0","\\u0069d":7,"method":"p\\u0069ng"}'))).toEqual({
+      kind: 'request',
+      id: 7,
+      method: 'ping',
+    });
+    expect(lc.classify(b('{"jsonrpc":"2.0","id":1,"id":"two","result":null}'))).toEqual({
+      kind: 'response',
+      id: 'two',
+    });
+    expect(lc.classify(b('{"jsonrpc":"2.0","method":"m","method":5,"id":1,"result":0}'))).toEqual({
+      kind: 'response',
+      id: 1,
+    });
+  });
+});
+
+describe('string skipper', () => {
+  it('SIMD and JS find the same byte, at any offset and length', () => {
+    fc.assert(
+      fc.property(
+        fc.uint8Array({ minLength: 0, maxLength: 300 }),
+        fc.nat(),
+        fc.nat(),
+        (bytes, a, c) => {
+          // Mostly plain bytes, with the specials the generator happens to produce.
+          const buf = Buffer.from(bytes.map((x) => (x % 7 === 0 ? x % 40 : 0x41 + (x % 60))));
+          const from = buf.length === 0 ? 0 : a % buf.length;
+          const to = from + (buf.length === 0 ? 0 : c % (buf.length - from + 1));
+          simd.forget();
+          expect(simd.skip(buf, from, to)).toBe(plain.skip(buf, from, to));
+        },
+      ),
+      { numRuns: 2000 },
+    );
+  });
+
+  it('uses SIMD here, and keeps its memory to one window over a 3 MiB run', () => {
+    expect(simd.simd).toBe(true);
+    const buf = Buffer.alloc(3 * 1024 * 1024 + 5, 0x61);
+    buf[buf.length - 2] = 0x22;
+    simd.forget();
+    expect(simd.skip(buf, 3, buf.length)).toBe(buf.length - 2);
+    expect(simd.skip(buf, 3, buf.length - 2)).toBe(buf.length - 2);
+  });
+});
+
+describe('Utf8Stream', () => {
+  it('equals isUtf8 of the whole, cut anywhere', () => {
+    const pieces = fc.oneof(
+      fc.string({ unit: 'binary' }).map((s) => b(s)),
+      fc.uint8Array({ maxLength: 40 }).map((u) => Buffer.from(u)),
+      fc
+        .tuple(fc.string({ unit: 'binary' }), fc.nat(), fc.integer({ min: 0x80, max: 0xff }))
+        .map(([s, p, x]) => {
+          const buf = b(s);
+          if (buf.length > 0) buf[p % buf.length] = x;
+          return buf;
+        }),
+    );
+    fc.assert(
+      fc.property(pieces, cutsArb, (buf, cuts) => {
+        const u = new Utf8Stream();
+        let at = 0;
+        for (const cut of [...cuts.map((c) => c % (buf.length + 1))].sort((x, y) => x - y)) {
+          u.push(buf.subarray(at, Math.max(at, cut)));
+          at = Math.max(at, cut);
+        }
+        u.push(buf.subarray(at));
+        expect(u.end()).toBe(isUtf8(buf));
+      }),
+      { numRuns: 3000 },
+    );
+  });
+});

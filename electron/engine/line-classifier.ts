@@ -1,0 +1,225 @@
+/**
+ * Line classifier: what one stdout line is (request / response / notification / batch /
+ * invalid JSON-RPC / parse error / empty), from its bytes, without JSON.parse on the hot path.
+ *
+ * Owns: a JSON scanner, a UTF-8 checker and the string skipper they share (one per thread).
+ * Fed by: the transport worker, either a whole line (`classify`) or a line in the pieces it
+ * arrives in (`begin` / `piece` / `end`), so a large frame is validated while it streams in.
+ *
+ * The answer equals classifying `JSON.parse(line)` with `classifyValue` (a differential property
+ * test holds them together); only the wording of parse-error problems of lines over
+ * EXACT_MESSAGE_BYTES differs (byte positions instead of JSON.parse's).
+ */
+import { isUtf8 } from 'node:buffer';
+import {
+  type Classified,
+  classifyValue,
+  errorInfo,
+  KEEP_PARAMS_BYTES,
+  keepParams,
+} from './classify.js';
+import { type Capture, FIELD, JsonScanner } from './json-scan.js';
+import { createStringSkipper, type StringSkipper } from './string-skip.js';
+import { Utf8Stream } from './utf8-stream.js';
+
+/** Parse errors in lines up to this size get JSON.parse's own message (it is cheap there). */
+const EXACT_MESSAGE_BYTES = 64 * 1024;
+const PROBLEM_MAX_CHARS = 200;
+const BAD = Symbol('bad id');
+
+function text(b: Uint8Array, from: number, to: number): string {
+  return Buffer.from(b.buffer, b.byteOffset + from, to - from).toString('utf8');
+}
+
+function hasBackslash(c: Capture): boolean {
+  const b = c.buf as Uint8Array;
+  for (let i = c.start; i < c.end; i++) if (b[i] === 0x5c) return true;
+  return false;
+}
+
+/** A captured value as JSON text. */
+function json(c: Capture): unknown {
+  return JSON.parse(text(c.buf as Uint8Array, c.start, c.end));
+}
+
+/** A captured JSON string value (quotes included) as a JS string. */
+function decodeString(c: Capture): string {
+  return hasBackslash(c) ? (json(c) as string) : text(c.buf as Uint8Array, c.start + 1, c.end - 1);
+}
+
+/** A captured id value: string, finite number, null, or BAD (any other type, or not finite). */
+function readId(c: Capture | null): string | number | null | typeof BAD {
+  if (c === null) return BAD;
+  const b = c.buf as Uint8Array;
+  const first = b[c.start];
+  if (first === 0x22) return decodeString(c);
+  if (first === 0x6e) return null;
+  if (first === 0x2d || (first >= 0x30 && first <= 0x39)) {
+    if (c.end - c.start <= 15) {
+      let n = 0;
+      let i = c.start;
+      for (; i < c.end; i++) {
+        const d = b[i] - 0x30;
+        if (d < 0 || d > 9) break;
+        n = n * 10 + d;
+      }
+      if (i === c.end) return n;
+    }
+    const n = Number(
+      Buffer.from(b.buffer, b.byteOffset + c.start, c.end - c.start).toString('latin1'),
+    );
+    return Number.isFinite(n) ? n : BAD;
+  }
+  return BAD;
+}
+
+function isJsonrpc20(c: Capture | null): boolean {
+  if (c === null) return false;
+  const b = c.buf as Uint8Array;
+  const s = c.start;
+  if (b[s] !== 0x22) return false;
+  if (c.end - s === 5) {
+    return b[s + 1] === 0x32 && b[s + 2] === 0x2e && b[s + 3] === 0x30 && b[s + 4] === 0x22;
+  }
+  return hasBackslash(c) && json(c) === '2.0';
+}
+
+const first = (c: Capture | null): number => (c === null ? -1 : (c.buf as Uint8Array)[c.start]);
+
+function shorten(s: string): string {
+  return s.length > PROBLEM_MAX_CHARS ? `${s.slice(0, PROBLEM_MAX_CHARS)}…` : s;
+}
+
+/** Classifies a line the scanner found to be valid JSON (mirrors classifyValue). */
+function classifyScanned(sc: JsonScanner, frameBytes: number): Classified {
+  if (sc.top === 'array') return { kind: 'batch' };
+  if (sc.top !== 'object') return { kind: 'invalid', problem: 'JSON value is not an object' };
+  if (!isJsonrpc20(sc.value(FIELD.jsonrpc))) {
+    return { kind: 'invalid', problem: 'missing "jsonrpc": "2.0"' };
+  }
+  const hasId = sc.has(FIELD.id);
+  if (hasId && sc.overCap(FIELD.id)) return { kind: 'invalid', problem: 'id longer than 1 MiB' };
+  const methodValue = sc.value(FIELD.method);
+  if (sc.overCap(FIELD.method)) return { kind: 'invalid', problem: 'method longer than 1 MiB' };
+  if (methodValue !== null && first(methodValue) === 0x22) {
+    const method = decodeString(methodValue);
+    const out: Classified = { kind: hasId ? 'request' : 'notification', method };
+    if (hasId) {
+      const id = readId(sc.value(FIELD.id));
+      if (id === BAD || id === null) {
+        return { kind: 'invalid', problem: 'request id is not a string or number' };
+      }
+      out.id = id;
+    }
+    const params = sc.value(FIELD.params);
+    const wanted = method === 'notifications/progress' || frameBytes <= KEEP_PARAMS_BYTES;
+    if (params !== null && first(params) === 0x7b && wanted) {
+      keepParams(out, method, json(params) as object, frameBytes);
+    }
+    return out;
+  }
+  if (hasId && (sc.has(FIELD.result) || sc.has(FIELD.error))) {
+    const id = readId(sc.value(FIELD.id));
+    if (id === BAD) return { kind: 'invalid', problem: 'response id has a bad type' };
+    const out: Classified = { kind: 'response', id };
+    if (sc.has(FIELD.error)) {
+      const e = sc.value(FIELD.error);
+      out.error =
+        e === null
+          ? { code: 0, message: 'error object over 1 MiB (not read)' }
+          : errorInfo(json(e));
+    }
+    return out;
+  }
+  return { kind: 'invalid', problem: 'neither a request, a notification nor a response' };
+}
+
+export class LineClassifier {
+  private readonly scanner: JsonScanner;
+  private readonly skipper: StringSkipper;
+  private readonly utf8 = new Utf8Stream();
+  private bytes = 0;
+  /** The first piece of a streamed line, kept for an exact parse-error message. */
+  private head: Uint8Array | null = null;
+
+  constructor(skipper: StringSkipper = createStringSkipper()) {
+    this.skipper = skipper;
+    this.scanner = new JsonScanner(skipper);
+  }
+
+  /** `chunk` will not change while its lines are classified (pipe chunks never do). */
+  pinChunk(chunk: Uint8Array): void {
+    this.skipper.pin(chunk);
+  }
+
+  /** Classifies a whole line (no \r\n). */
+  classify(frame: Uint8Array): Classified {
+    return this.classifySpan(frame, 0, frame.length, false);
+  }
+
+  /** Classifies the line buf[start, end); `utf8Known`: the caller checked a larger span holding
+   *  it (one isUtf8 per chunk instead of one per small frame). */
+  classifySpan(buf: Uint8Array, start: number, end: number, utf8Known: boolean): Classified {
+    const n = end - start;
+    if (n === 0) return { kind: 'empty', problem: 'empty line' };
+    if (!utf8Known && !isUtf8(new Uint8Array(buf.buffer, buf.byteOffset + start, n))) {
+      return { kind: 'parse-error', problem: 'not valid UTF-8' };
+    }
+    const sc = this.scanner;
+    sc.reset();
+    if (sc.feed(buf, start, end) && sc.finish()) return classifyScanned(sc, n);
+    return this.parseError(
+      n <= EXACT_MESSAGE_BYTES ? new Uint8Array(buf.buffer, buf.byteOffset + start, n) : null,
+    );
+  }
+
+  /** A line starts arriving in pieces. */
+  begin(): void {
+    this.scanner.reset();
+    this.utf8.reset();
+    this.bytes = 0;
+    this.head = null;
+  }
+
+  /** The next piece of the line begun with `begin` (it may end with the line's \r). */
+  piece(p: Uint8Array): void {
+    if (p.length === 0) return;
+    // The first piece is kept (copied: its chunk may leave the thread) for an exact message.
+    if (this.bytes === 0) this.head = p.length <= EXACT_MESSAGE_BYTES ? new Uint8Array(p) : null;
+    this.bytes += p.length;
+    if (this.utf8.push(p) && this.scanner.feed(p)) this.scanner.ownCaptures();
+  }
+
+  /** The line ended after `frameBytes` bytes (its \r, if any, was fed but is not counted). */
+  end(frameBytes: number): Classified {
+    if (frameBytes === 0) return { kind: 'empty', problem: 'empty line' };
+    if (!this.utf8.end()) return { kind: 'parse-error', problem: 'not valid UTF-8' };
+    const sc = this.scanner;
+    if (sc.finish()) return classifyScanned(sc, frameBytes);
+    const whole = this.head !== null && this.head.length === frameBytes ? this.head : null;
+    return this.parseError(whole !== null && frameBytes <= EXACT_MESSAGE_BYTES ? whole : null);
+  }
+
+  private parseError(frame: Uint8Array | null): Classified {
+    if (frame !== null) {
+      // JSON.parse words it best; and should it accept the line after all, its answer stands.
+      try {
+        return classifyValue(JSON.parse(text(frame, 0, frame.length)), frame.length);
+      } catch (e) {
+        return {
+          kind: 'parse-error',
+          problem: shorten(e instanceof Error ? e.message : String(e)),
+        };
+      }
+    }
+    return { kind: 'parse-error', problem: shorten(this.scanner.error ?? 'not JSON') };
+  }
+}
+
+let shared: LineClassifier | null = null;
+
+/** Classifies one whole line with this thread's shared classifier. */
+export function classifyFrame(frame: Uint8Array): Classified {
+  shared ??= new LineClassifier();
+  return shared.classify(frame);
+}
