@@ -394,27 +394,86 @@ export class JsonScanner {
       }
       // KEY or KEY_OR_CLOSE
       if (c === 0x22) {
-        const j = this.run(buf, i + 1, end);
-        if (j < end && buf[j] === 0x22) {
-          // The whole key is here and plain; take the colon along if it follows.
+        // Fast path for compact members — "key":"text", "key":123, "key":{ or "key":[ — one
+        // after another without going round the loop per token. Anything else (whitespace,
+        // escapes, a piece boundary, other values) leaves to the general states below.
+        let j = this.run(buf, i + 1, end);
+        let handled = false;
+        while (j < end && buf[j] === 0x22) {
+          handled = true;
           if (depth === 1) this.pendingField = fieldOf(buf, i + 1, j, false);
-          i = j + 1;
-          if (i < end && buf[i] === 0x3a) {
-            i += 1;
-            state = VALUE;
-          } else {
+          let k = j + 1;
+          if (k >= end || buf[k] !== 0x3a) {
+            i = k;
             state = COLON;
+            break;
           }
-          continue;
+          k += 1;
+          const v = k < end ? buf[k] : 0;
+          const plain = v === 0x22 || (v >= 0x31 && v <= 0x39) || v === 0x7b || v === 0x5b;
+          if (!plain) {
+            i = k;
+            state = VALUE;
+            break;
+          }
+          if (depth === 1 && this.pendingField !== 0) {
+            const f = this.pendingField;
+            this.pendingField = 0;
+            this.presentBits |= 1 << f;
+            this.captures[f].reset();
+            this.capField = f;
+            this.capStart = k;
+          }
+          if (v === 0x7b || v === 0x5b) {
+            if (depth === this.stack.length) this.growStack();
+            this.stack[depth++] = v === 0x7b ? OBJ : ARR;
+            state = v === 0x7b ? KEY_OR_CLOSE : VALUE_OR_CLOSE;
+            i = k + 1;
+            break;
+          }
+          if (v === 0x22) {
+            const q = this.run(buf, k + 1, end);
+            if (q >= end || buf[q] !== 0x22) {
+              i = k + 1;
+              state = STR;
+              break;
+            }
+            k = q + 1;
+          } else {
+            let q = k + 1;
+            while (q < end && buf[q] >= 0x30 && buf[q] <= 0x39) q++;
+            const d = q < end ? buf[q] : 0x2e;
+            if (d === 0x2e || d === 0x65 || d === 0x45) {
+              i = q;
+              state = N_INT;
+              break;
+            }
+            k = q;
+          }
+          if (depth === 1 && this.capField !== 0) this.endCapture(buf, k);
+          // The value ended: on to the next member if a comma and a quote follow.
+          if (k + 1 < end && buf[k] === 0x2c && buf[k + 1] === 0x22) {
+            i = k + 1;
+            j = this.run(buf, i + 1, end);
+            handled = false;
+            continue;
+          }
+          i = k;
+          state = AFTER;
+          break;
         }
-        this.inKey = true;
-        if (depth === 1) {
-          this.keyOpen = true;
-          this.keyStart = i + 1;
-          this.keyEscaped = false;
+        if (!handled) {
+          // The key at i did not end as a plain key in this piece: the general string states.
+          state = KEY;
+          this.inKey = true;
+          if (depth === 1) {
+            this.keyOpen = true;
+            this.keyStart = i + 1;
+            this.keyEscaped = false;
+          }
+          state = STR;
+          i += 1;
         }
-        state = STR;
-        i += 1;
         continue;
       }
       if (c === 0x7d && state === KEY_OR_CLOSE) {

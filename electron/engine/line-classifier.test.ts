@@ -410,14 +410,19 @@ describe('Utf8Stream', () => {
     );
     fc.assert(
       fc.property(pieces, cutsArb, (buf, cuts) => {
-        const u = new Utf8Stream();
-        let at = 0;
-        for (const cut of [...cuts.map((c) => c % (buf.length + 1))].sort((x, y) => x - y)) {
-          u.push(buf.subarray(at, Math.max(at, cut)));
-          at = Math.max(at, cut);
+        // Pieces that are valid on their own may take the worker's shortcut (pushValid).
+        for (const shortcut of [false, true]) {
+          const u = new Utf8Stream();
+          const feed = (piece: Buffer) =>
+            shortcut && piece.length > 0 && isUtf8(piece) ? u.pushValid() : u.push(piece);
+          let at = 0;
+          for (const cut of [...cuts.map((c) => c % (buf.length + 1))].sort((x, y) => x - y)) {
+            feed(buf.subarray(at, Math.max(at, cut)));
+            at = Math.max(at, cut);
+          }
+          feed(buf.subarray(at));
+          expect(u.end()).toBe(isUtf8(buf));
         }
-        u.push(buf.subarray(at));
-        expect(u.end()).toBe(isUtf8(buf));
       }),
       { numRuns: 3000 },
     );

@@ -181,13 +181,15 @@ export class LineClassifier {
     this.head = null;
   }
 
-  /** The next piece of the line begun with `begin` (it may end with the line's \r). */
-  piece(p: Uint8Array): void {
+  /** The next piece of the line begun with `begin` (it may end with the line's \r).
+   *  `utf8Known`: the piece is cut at line ends from a chunk found valid UTF-8 as a whole. */
+  piece(p: Uint8Array, utf8Known = false): void {
     if (p.length === 0) return;
     // The first piece is kept (copied: its chunk may leave the thread) for an exact message.
     if (this.bytes === 0) this.head = p.length <= EXACT_MESSAGE_BYTES ? new Uint8Array(p) : null;
     this.bytes += p.length;
-    if (this.utf8.push(p) && this.scanner.feed(p)) this.scanner.ownCaptures();
+    const valid = utf8Known ? this.utf8.pushValid() : this.utf8.push(p);
+    if (valid && this.scanner.feed(p)) this.scanner.ownCaptures();
   }
 
   /** The line ended after `frameBytes` bytes (its \r, if any, was fed but is not counted). */

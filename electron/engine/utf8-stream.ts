@@ -57,6 +57,14 @@ export class Utf8Stream {
     return true;
   }
 
+  /** A non-empty piece already known to be valid UTF-8 on its own (cut at line ends out of a chunk that
+   *  is valid as a whole): valid unless a character was left cut before it. */
+  pushValid(): boolean {
+    if (this.bad) return false;
+    if (this.carryLen > 0) return this.fail();
+    return true;
+  }
+
   /** The line ended: valid only if no character was left cut. */
   end(): boolean {
     if (this.carryLen > 0) this.bad = true;

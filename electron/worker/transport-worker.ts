@@ -106,11 +106,11 @@ const framer = createLineSplitter(config.maxFrameBytes, {
     if (pending.length === 0) classifier.begin();
     pending.push({ chunk, start, end: chunk.length });
     // Validated while it streams in: nothing is left to do for a 64 MiB line at its newline.
-    classifier.piece(start === 0 ? chunk : chunk.subarray(start));
+    classifier.piece(start === 0 ? chunk : chunk.subarray(start), chunkUtf8);
   },
   lineEnd(chunk, end, length, offset) {
     if (end > 0) {
-      classifier.piece(chunk.subarray(0, end));
+      classifier.piece(chunk.subarray(0, end), chunkUtf8);
       pending.push({ chunk, start: 0, end });
     }
     const c = classifier.end(length);
