@@ -4,15 +4,12 @@ import { describe, expect, it } from 'vitest';
 import { type Classified, classifyFrameByParse } from './classify.js';
 import { JsonScanner } from './json-scan.js';
 import { LineClassifier } from './line-classifier.js';
-import { createStringSkipper } from './string-skip.js';
 import { Utf8Stream } from './utf8-stream.js';
 
 // The line classifier must agree with JSON.parse + classifyValue (classifyFrameByParse) on every
 // input: these properties compare the two on JSON-RPC-shaped messages, arbitrary JSON, and both
 // after random edits that break them in the ways a hostile server would.
 
-const simd = createStringSkipper();
-const plain = createStringSkipper({ simd: false });
 const b = (s: string) => Buffer.from(s, 'utf8');
 
 function parses(buf: Buffer): boolean {
@@ -25,11 +22,11 @@ function parses(buf: Buffer): boolean {
   }
 }
 
-function scanValid(buf: Buffer, cuts: number[] = [], skipper = simd): boolean {
-  const sc = new JsonScanner(skipper);
+function scanValid(buf: Buffer, cuts: number[] = []): boolean {
+  const sc = new JsonScanner();
   let at = 0;
   for (const cut of [...cuts.filter((c) => c > 0 && c < buf.length)].sort((x, y) => x - y)) {
-    sc.feed(buf, at, cut);
+    sc.feed(buf, at, cut, true);
     at = cut;
   }
   sc.feed(buf, at, buf.length);
@@ -158,7 +155,6 @@ describe('JsonScanner agrees with JSON.parse', () => {
         if (!isUtf8(buf)) return; // the scanner leaves UTF-8 to Utf8Stream
         expect(scanValid(buf), t).toBe(want);
         expect(scanValid(buf, cuts), `${t} cut at ${cuts}`).toBe(want);
-        expect(scanValid(buf, cuts, plain), `${t} (JS skipper)`).toBe(want);
       }),
       { numRuns: 3000 },
     );
@@ -260,6 +256,39 @@ describe('LineClassifier agrees with classifyFrameByParse', () => {
         expect(lc.classify(buf), t).toEqual(classifyFrameByParse(buf));
       }),
       { numRuns: 3000 },
+    );
+  });
+
+  it('lines of one chunk classified together (the worker batch): exactly the same', () => {
+    const lc = new LineClassifier();
+    const lineArb = fc.oneof(
+      texts,
+      fc.constant(''),
+      fc.uint8Array({ maxLength: 30 }).map((u) => Buffer.from(u).toString('latin1')),
+    );
+    fc.assert(
+      fc.property(fc.array(lineArb, { maxLength: 40 }), fc.boolean(), (lines, rawBytes) => {
+        // Lines joined with \n into one chunk; rawBytes: some lines as arbitrary bytes.
+        const parts = lines.map((l, i) =>
+          rawBytes && i % 3 === 0 ? Buffer.from(l, 'latin1') : b(l),
+        );
+        const chunk = Buffer.concat(parts.flatMap((p) => [p, Buffer.from('\n')]));
+        const starts = new Int32Array(parts.length);
+        const ends = new Int32Array(parts.length);
+        let at = 0;
+        parts.forEach((p, i) => {
+          starts[i] = at;
+          ends[i] = at + p.length;
+          at += p.length + 1;
+        });
+        const got: Classified[] = [];
+        lc.classifyLines(chunk, starts, ends, parts.length, isUtf8(chunk), (i, c) => {
+          expect(i).toBe(got.length);
+          got.push(c);
+        });
+        expect(got).toEqual(parts.map((p) => classifyFrameByParse(p)));
+      }),
+      { numRuns: 500 },
     );
   });
 
@@ -365,33 +394,34 @@ describe('LineClassifier agrees with classifyFrameByParse', () => {
   });
 });
 
-describe('string skipper', () => {
-  it('SIMD and JS find the same byte, at any offset and length', () => {
-    fc.assert(
-      fc.property(
-        fc.uint8Array({ minLength: 0, maxLength: 300 }),
-        fc.nat(),
-        fc.nat(),
-        (bytes, a, c) => {
-          // Mostly plain bytes, with the specials the generator happens to produce.
-          const buf = Buffer.from(bytes.map((x) => (x % 7 === 0 ? x % 40 : 0x41 + (x % 60))));
-          const from = buf.length === 0 ? 0 : a % buf.length;
-          const to = from + (buf.length === 0 ? 0 : c % (buf.length - from + 1));
-          simd.forget();
-          expect(simd.skip(buf, from, to)).toBe(plain.skip(buf, from, to));
-        },
-      ),
-      { numRuns: 2000 },
-    );
+describe('JsonScanner (WebAssembly) limits', () => {
+  it('grows its container stack past one page (600,000 levels) and stays exact', () => {
+    const deep = b(`${'['.repeat(600_000)}${']'.repeat(600_000)}`);
+    expect(scanValid(deep)).toBe(true);
+    expect(scanValid(deep, [1000, 599_999, 600_001])).toBe(true);
+    const wrong = b(`${'['.repeat(600_000)}}${']'.repeat(599_999)}`);
+    expect(scanValid(wrong)).toBe(false);
   });
 
-  it('uses SIMD here, and keeps its memory to one window over a 3 MiB run', () => {
-    expect(simd.simd).toBe(true);
-    const buf = Buffer.alloc(3 * 1024 * 1024 + 5, 0x61);
-    buf[buf.length - 2] = 0x22;
-    simd.forget();
-    expect(simd.skip(buf, 3, buf.length)).toBe(buf.length - 2);
-    expect(simd.skip(buf, 3, buf.length - 2)).toBe(buf.length - 2);
+  it('scans a line larger than its 2 MiB input window, captures included', () => {
+    const big = b(JSON.stringify({ jsonrpc: '2.0', pad: 'p'.repeat(5 << 20), id: 77, result: 1 }));
+    const lc = new LineClassifier();
+    expect(lc.classify(big)).toEqual({ kind: 'response', id: 77 });
+  });
+
+  it('two lines in progress at once on one thread do not disturb each other', () => {
+    const one = b('{"jsonrpc":"2.0","id":1,"result":{"a":[1,2,3]}}');
+    const two = b('{"jsonrpc":"2.0","method":"ping","id":"x"}');
+    const a = new LineClassifier();
+    const c = new LineClassifier();
+    a.begin();
+    c.begin();
+    a.piece(one.subarray(0, 20));
+    c.piece(two.subarray(0, 9));
+    a.piece(one.subarray(20));
+    c.piece(two.subarray(9));
+    expect(a.end(one.length)).toEqual({ kind: 'response', id: 1 });
+    expect(c.end(two.length)).toEqual({ kind: 'request', id: 'x', method: 'ping' });
   });
 });
 

@@ -2,7 +2,7 @@
  * Line classifier: what one stdout line is (request / response / notification / batch /
  * invalid JSON-RPC / parse error / empty), from its bytes, without JSON.parse on the hot path.
  *
- * Owns: a JSON scanner, a UTF-8 checker and the string skipper they share (one per thread).
+ * Owns: a JSON scanner (WebAssembly, json-scan.ts) and a UTF-8 checker.
  * Fed by: the transport worker, either a whole line (`classify`) or a line in the pieces it
  * arrives in (`begin` / `piece` / `end`), so a large frame is validated while it streams in.
  *
@@ -18,8 +18,7 @@ import {
   KEEP_PARAMS_BYTES,
   keepParams,
 } from './classify.js';
-import { type Capture, FIELD, JsonScanner } from './json-scan.js';
-import { createStringSkipper, type StringSkipper } from './string-skip.js';
+import { type Span as Capture, FIELD, JsonScanner, LineBatch, type Scanned } from './json-scan.js';
 import { Utf8Stream } from './utf8-stream.js';
 
 /** Parse errors in lines up to this size get JSON.parse's own message (it is cheap there). */
@@ -91,7 +90,7 @@ function shorten(s: string): string {
 }
 
 /** Classifies a line the scanner found to be valid JSON (mirrors classifyValue). */
-function classifyScanned(sc: JsonScanner, frameBytes: number): Classified {
+function classifyScanned(sc: Scanned, frameBytes: number): Classified {
   if (sc.top === 'array') return { kind: 'batch' };
   if (sc.top !== 'object') return { kind: 'invalid', problem: 'JSON value is not an object' };
   if (!isJsonrpc20(sc.value(FIELD.jsonrpc))) {
@@ -134,22 +133,84 @@ function classifyScanned(sc: JsonScanner, frameBytes: number): Classified {
   return { kind: 'invalid', problem: 'neither a request, a notification nor a response' };
 }
 
+const RESPONSE_MEMBERS = (1 << FIELD.jsonrpc) | (1 << FIELD.id) | (1 << FIELD.result);
+const REQUEST_MEMBERS = (1 << FIELD.method) | (1 << FIELD.error);
+
+/**
+ * The bulk of any flood, read straight off the batch row: a response with `"jsonrpc":"2.0"`
+ * spelled plainly, a small non-negative integer id, a result and no error. Anything else
+ * (null when it is not that) goes the general way, classifyScanned.
+ */
+function plainResponse(b: LineBatch): Classified | null {
+  const s = b.s;
+  const r = b.base;
+  const present = s[r + 2];
+  if (s[r + 1] !== 1 || (present & RESPONSE_MEMBERS) !== RESPONSE_MEMBERS) return null;
+  if ((present & REQUEST_MEMBERS) !== 0) return null;
+  const u8 = b.u8;
+  const v = s[r + 6 + 2 * FIELD.jsonrpc];
+  if (s[r + 7 + 2 * FIELD.jsonrpc] !== 5) return null;
+  if (u8[v + 1] !== 0x32 || u8[v + 2] !== 0x2e || u8[v + 3] !== 0x30 || u8[v] !== 0x22) return null;
+  const idAt = s[r + 6 + 2 * FIELD.id];
+  const idLen = s[r + 7 + 2 * FIELD.id];
+  if (idLen < 1 || idLen > 15) return null;
+  let id = 0;
+  for (let k = idAt; k < idAt + idLen; k++) {
+    const d = u8[k] - 0x30;
+    if (d < 0 || d > 9) return null;
+    id = id * 10 + d;
+  }
+  return { kind: 'response', id };
+}
+
 export class LineClassifier {
-  private readonly scanner: JsonScanner;
-  private readonly skipper: StringSkipper;
+  private readonly scanner = new JsonScanner();
   private readonly utf8 = new Utf8Stream();
   private bytes = 0;
   /** The first piece of a streamed line, kept for an exact parse-error message. */
   private head: Uint8Array | null = null;
+  private batch: LineBatch | null = null;
 
-  constructor(skipper: StringSkipper = createStringSkipper()) {
-    this.skipper = skipper;
-    this.scanner = new JsonScanner(skipper);
-  }
-
-  /** `chunk` will not change while its lines are classified (pipe chunks never do). */
-  pinChunk(chunk: Uint8Array): void {
-    this.skipper.pin(chunk);
+  /**
+   * Classifies the lines chunk[starts[i], ends[i]) for i < n in one pass — the worker's small
+   * frames, a pipe chunk at a time — and hands each answer to `each`, in order.
+   * `utf8Known`: the chunk is valid UTF-8 as a whole (so is every line in it).
+   */
+  classifyLines(
+    chunk: Uint8Array,
+    starts: Int32Array,
+    ends: Int32Array,
+    n: number,
+    utf8Known: boolean,
+    each: (i: number, c: Classified) => void,
+  ): void {
+    this.batch ??= new LineBatch();
+    const b = this.batch;
+    if (chunk.length > b.maxBytes) {
+      for (let i = 0; i < n; i++) each(i, this.classifySpan(chunk, starts[i], ends[i], utf8Known));
+      return;
+    }
+    for (let from = 0; from < n; from += b.maxLines) {
+      const to = Math.min(n, from + b.maxLines);
+      b.scan(chunk, starts, ends, from, to - from);
+      for (let i = from; i < to; i++) {
+        const start = starts[i];
+        const len = ends[i] - start;
+        let c: Classified;
+        if (len === 0) c = { kind: 'empty', problem: 'empty line' };
+        else if (
+          !utf8Known &&
+          !isUtf8(new Uint8Array(chunk.buffer, chunk.byteOffset + start, len))
+        ) {
+          c = { kind: 'parse-error', problem: 'not valid UTF-8' };
+        } else if (b.row(i - from)) c = plainResponse(b) ?? classifyScanned(b, len);
+        else {
+          const line = new Uint8Array(chunk.buffer, chunk.byteOffset + start, len);
+          c = this.parseError(len <= EXACT_MESSAGE_BYTES ? line : null, b.error());
+        }
+        each(i, c);
+      }
+    }
   }
 
   /** Classifies a whole line (no \r\n). */
@@ -170,6 +231,7 @@ export class LineClassifier {
     if (sc.feed(buf, start, end) && sc.finish()) return classifyScanned(sc, n);
     return this.parseError(
       n <= EXACT_MESSAGE_BYTES ? new Uint8Array(buf.buffer, buf.byteOffset + start, n) : null,
+      sc.error,
     );
   }
 
@@ -189,7 +251,7 @@ export class LineClassifier {
     if (this.bytes === 0) this.head = p.length <= EXACT_MESSAGE_BYTES ? new Uint8Array(p) : null;
     this.bytes += p.length;
     const valid = utf8Known ? this.utf8.pushValid() : this.utf8.push(p);
-    if (valid && this.scanner.feed(p)) this.scanner.ownCaptures();
+    if (valid) this.scanner.feed(p, 0, p.length, true);
   }
 
   /** The line ended after `frameBytes` bytes (its \r, if any, was fed but is not counted). */
@@ -199,10 +261,13 @@ export class LineClassifier {
     const sc = this.scanner;
     if (sc.finish()) return classifyScanned(sc, frameBytes);
     const whole = this.head !== null && this.head.length === frameBytes ? this.head : null;
-    return this.parseError(whole !== null && frameBytes <= EXACT_MESSAGE_BYTES ? whole : null);
+    return this.parseError(
+      whole !== null && frameBytes <= EXACT_MESSAGE_BYTES ? whole : null,
+      sc.error,
+    );
   }
 
-  private parseError(frame: Uint8Array | null): Classified {
+  private parseError(frame: Uint8Array | null, scannerError: string | null): Classified {
     if (frame !== null) {
       // JSON.parse words it best; and should it accept the line after all, its answer stands.
       try {
@@ -214,7 +279,7 @@ export class LineClassifier {
         };
       }
     }
-    return { kind: 'parse-error', problem: shorten(this.scanner.error ?? 'not JSON') };
+    return { kind: 'parse-error', problem: shorten(scannerError ?? 'not JSON') };
   }
 }
 

@@ -95,12 +95,45 @@ function count(c: Classified): void {
   if (c.kind === 'parse-error' || c.kind === 'empty') parseErrors += 1;
 }
 
+/** The lines that lie whole in the chunk being split: classified together once it is split. */
+const inChunk = {
+  n: 0,
+  starts: new Int32Array(1024),
+  ends: new Int32Array(1024),
+  offsets: new Float64Array(1024),
+  add(start: number, end: number, offset: number): void {
+    if (this.n === this.starts.length) {
+      const grow = <T extends Int32Array | Float64Array>(a: T): T => {
+        const b = new (a.constructor as new (n: number) => T)(a.length * 2);
+        b.set(a);
+        return b;
+      };
+      this.starts = grow(this.starts);
+      this.ends = grow(this.ends);
+      this.offsets = grow(this.offsets);
+    }
+    this.starts[this.n] = start;
+    this.ends[this.n] = end;
+    this.offsets[this.n] = offset;
+    this.n += 1;
+  },
+};
+
+/** Classifies the chunk's whole lines in one pass and hands them to the outbox, in order. */
+function takeLines(chunk: Buffer): void {
+  const { n, starts, ends, offsets } = inChunk;
+  if (n === 0) return;
+  inChunk.n = 0;
+  classifier.classifyLines(chunk, starts, ends, n, chunkUtf8, (i, c) => {
+    count(c);
+    outbox.addLine(c, chunk, starts[i], ends[i], offsets[i], chunkAt);
+  });
+}
+
 // All frames of one chunk share its arrival time (`chunkAt`), read once per chunk.
 const framer = createLineSplitter(config.maxFrameBytes, {
-  line(chunk, start, end, offset) {
-    const c = classifier.classifySpan(chunk, start, end, chunkUtf8);
-    count(c);
-    outbox.addLine(c, chunk, start, end, offset, chunkAt);
+  line(_chunk, start, end, offset) {
+    inChunk.add(start, end, offset);
   },
   partial(chunk, start) {
     if (pending.length === 0) classifier.begin();
@@ -158,8 +191,8 @@ function attach(r: ChildRunner): void {
     chunkAt = now();
     lastStdoutByteAt = chunkAt;
     chunkUtf8 = isUtf8(chunk);
-    classifier.pinChunk(chunk);
     framer.push(chunk);
+    takeLines(chunk);
     if (readerMode === 'naive' && !stopping) applyReading();
     scheduleFlush();
   });

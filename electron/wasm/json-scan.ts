@@ -1,0 +1,647 @@
+/**
+ * JSON scanner in AssemblyScript (compiled to WebAssembly by `npm run build:wasm`; loaded by
+ * electron/engine/json-scan.ts). Validates one line of bytes as JSON, as strictly as JSON.parse,
+ * without building anything, and notes where the top-level members classification needs lie.
+ *
+ * Why WebAssembly: the transport worker must keep up with a pipe moving ~1 GB/s. The same state
+ * machine in JavaScript ran at ~285 ns per 200-byte response once optimized and several times
+ * slower before V8 had optimized it (a fresh worker per session); here it is ~60–100 ns from
+ * the first line, strings skipped 16 bytes at a time with SIMD.
+ *
+ * Resumable: a line may be fed in pieces (a 64 MiB frame arrives in 64 KiB chunks) and the state
+ * carries over. The caller copies each piece into INPUT; captured members that a piece does not
+ * finish, or that must outlive it (`streaming`), are copied into areas of their own.
+ *
+ * Memory (byte offsets): RES results (i32 slots, below), KEYBUF a key cut by a piece boundary,
+ * CAPS one area per member, INPUT the piece being fed, STACK one bit per open container (grown).
+ * UTF-8 validity is checked by the caller (node:buffer isUtf8): bytes >= 0x80 pass inside
+ * strings here and are errors outside them.
+ */
+
+// --- memory layout (read through the exports below by electron/engine/json-scan.ts) --------
+const RES: u32 = 0;
+const KEYBUF: u32 = 1024;
+const KEY_MAX: u32 = 64;
+/** scanLines: the lines of INPUT to scan (start, end pairs), and one row of results each. */
+const LINES: u32 = 65536;
+const LINES_MAX: u32 = 32768;
+const OUT: u32 = LINES + LINES_MAX * 8;
+const ROW: u32 = 24; // i32 slots per result row
+const CAPS: u32 = 54 << 16; // after OUT (3 MiB of rows), on a 64 KiB boundary
+const CAP_AREA: u32 = 1 << 20;
+const INPUT: u32 = CAPS + 7 * CAP_AREA;
+const INPUT_MAX: u32 = 2 << 20;
+const STACK: u32 = INPUT + INPUT_MAX; // = 198 pages: the initial memory (--initialMemory 198)
+
+// RES slots (i32 each): 0 top, 1 present bits, 2 error code, 3 error position, 4 error byte,
+// 5 error detail, then for member f (1..6) at 8 + 4f: start, length, over, owned.
+const R_TOP: u32 = 0;
+const R_PRESENT: u32 = 1;
+const R_ERR: u32 = 2;
+const R_ERR_POS: u32 = 3;
+const R_ERR_BYTE: u32 = 4;
+const R_ERR_AUX: u32 = 5;
+
+// Token states (as in the JavaScript reference of the same machine).
+const VALUE: u32 = 0;
+const VALUE_OR_CLOSE: u32 = 1;
+const KEY_OR_CLOSE: u32 = 2;
+const KEY: u32 = 3;
+const COLON: u32 = 4;
+const AFTER: u32 = 5;
+const STR: u32 = 6;
+const ESC: u32 = 7;
+const HEX: u32 = 8;
+const N_MINUS: u32 = 9;
+const N_ZERO: u32 = 10;
+const N_INT: u32 = 11;
+const N_DOT: u32 = 12;
+const N_FRAC: u32 = 13;
+const N_E: u32 = 14;
+const N_ESIGN: u32 = 15;
+const N_EXP: u32 = 16;
+const LIT: u32 = 17;
+const FAIL: u32 = 18;
+
+// Error codes (messages in json-scan.ts).
+const E_TOKEN: i32 = 1;
+const E_AFTER_JSON: i32 = 2;
+const E_EXPECTED_COMMA: i32 = 3;
+const E_PROPERTY: i32 = 4;
+const E_COLON: i32 = 5;
+const E_CONTROL: i32 = 6;
+const E_ESCAPE: i32 = 7;
+const E_UNICODE: i32 = 8;
+const E_MINUS: i32 = 9;
+const E_FRACTION: i32 = 10;
+const E_EXPONENT: i32 = 11;
+const E_LEADING_ZERO: i32 = 12;
+const E_END: i32 = 13;
+
+// Member ids and the bytes kept of each value (`result`: presence only).
+const F_JSONRPC: u32 = 1;
+const F_ID: u32 = 2;
+const F_METHOD: u32 = 3;
+const F_RESULT: u32 = 4;
+const F_ERROR: u32 = 5;
+const F_PARAMS: u32 = 6;
+
+let state: u32 = VALUE;
+let depth: u32 = 0;
+let stackBits: u32 = 0; // capacity of STACK in bits
+let consumed: u32 = 0; // line bytes before the current piece
+let hexLeft: u32 = 0;
+let lit: u32 = 0; // expected literal as 4 bytes (little-endian), and its length
+let litLen: u32 = 0;
+let litPos: u32 = 0;
+let inKey: bool = false;
+let keyOpen: bool = false;
+let keyStart: u32 = 0;
+let keyLen: u32 = 0; // bytes already in KEYBUF
+let keyOver: bool = false;
+let keyEscaped: bool = false;
+let pendingField: u32 = 0;
+let capField: u32 = 0;
+let capStart: u32 = 0;
+
+function capMax(f: u32): u32 {
+  return f === F_JSONRPC ? 64 : f === F_RESULT ? 0 : CAP_AREA;
+}
+
+function slot(i: u32): u32 {
+  return RES + (i << 2);
+}
+
+function capSlot(f: u32, k: u32): u32 {
+  return RES + ((8 + (f << 2) + k) << 2);
+}
+
+export function reset(): void {
+  state = VALUE;
+  depth = 0;
+  consumed = 0;
+  inKey = false;
+  keyOpen = false;
+  keyLen = 0;
+  keyOver = false;
+  pendingField = 0;
+  capField = 0;
+  store<i32>(slot(R_TOP), 0);
+  store<i32>(slot(R_PRESENT), 0);
+  store<i32>(slot(R_ERR), 0);
+}
+
+function fail(code: i32, p: u32, start: u32, c: u32, aux: i32): u32 {
+  state = FAIL;
+  store<i32>(slot(R_ERR), code);
+  store<i32>(slot(R_ERR_POS), <i32>(consumed + p - start));
+  store<i32>(slot(R_ERR_BYTE), <i32>c);
+  store<i32>(slot(R_ERR_AUX), aux);
+  return 0;
+}
+
+/** First `"`, `\` or byte < 0x20 in [p, end), 16 bytes at a time. */
+function skip(p: u32, end: u32): u32 {
+  const quote = i8x16.splat(0x22);
+  const backslash = i8x16.splat(0x5c);
+  const space = i8x16.splat(0x20);
+  while (p + 16 <= end) {
+    const v = v128.load(p);
+    const m = v128.or(v128.or(i8x16.eq(v, quote), i8x16.eq(v, backslash)), i8x16.lt_u(v, space));
+    const bits = i8x16.bitmask(m);
+    if (bits !== 0) return p + <u32>ctz(bits);
+    p += 16;
+  }
+  while (p < end) {
+    const c = <u32>load<u8>(p);
+    if (c === 0x22 || c === 0x5c || c < 0x20) return p;
+    p++;
+  }
+  return end;
+}
+
+function isWs(c: u32): bool {
+  return c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;
+}
+
+function isHex(c: u32): bool {
+  return c - 0x30 < 10 || (c | 0x20) - 0x61 < 6;
+}
+
+function push(kind: u32): void {
+  if (depth === stackBits) {
+    // Grow the bit stack by a page (512 Ki levels) at a time.
+    memory.grow(1);
+    stackBits += 65536 * 8;
+  }
+  const at = STACK + (depth >> 3);
+  const bit: u32 = (<u32>1) << (depth & 7);
+  const old: u32 = load<u8>(at);
+  store<u8>(at, kind === 1 ? old | bit : old & ~bit);
+  depth++;
+}
+
+/** 1: the innermost open container is an object; 0: an array. */
+function inside(): u32 {
+  const d = depth - 1;
+  return (<u32>load<u8>(STACK + (d >> 3)) >> (d & 7)) & 1;
+}
+
+// --- captures ---------------------------------------------------------------------------------
+
+/** Appends src[0, n) to member f's own area (or marks it over its cap). */
+function capAppend(f: u32, src: u32, n: u32): void {
+  if (load<i32>(capSlot(f, 2)) !== 0) return;
+  const len = <u32>load<i32>(capSlot(f, 1));
+  if (len + n > capMax(f)) {
+    store<i32>(capSlot(f, 2), 1);
+    return;
+  }
+  memory.copy(CAPS + (f - 1) * CAP_AREA + len, src, n);
+  store<i32>(capSlot(f, 1), <i32>(len + n));
+}
+
+/** Member f's value starts at p (in the piece). */
+function capBegin(f: u32, p: u32): void {
+  store<i32>(slot(R_PRESENT), load<i32>(slot(R_PRESENT)) | (1 << f));
+  store<i32>(capSlot(f, 0), <i32>p);
+  store<i32>(capSlot(f, 1), 0);
+  store<i32>(capSlot(f, 2), 0);
+  store<i32>(capSlot(f, 3), 0);
+  capField = f;
+  capStart = p;
+}
+
+/** The value being captured ends before `end` (in the piece). */
+function capEnd(end: u32): void {
+  const f = capField;
+  capField = 0;
+  const max = capMax(f);
+  if (max === 0) return;
+  if (load<i32>(capSlot(f, 3)) !== 0) {
+    capAppend(f, capStart, end - capStart);
+    return;
+  }
+  const n = end - capStart;
+  if (n > max) store<i32>(capSlot(f, 2), 1);
+  else store<i32>(capSlot(f, 1), <i32>n);
+}
+
+/** Copies a member still pointing into the piece into its own area (the piece is going). */
+function capOwn(f: u32): void {
+  if (load<i32>(capSlot(f, 3)) !== 0 || load<i32>(capSlot(f, 2)) !== 0) return;
+  const start = <u32>load<i32>(capSlot(f, 0));
+  const n = <u32>load<i32>(capSlot(f, 1));
+  store<i32>(capSlot(f, 3), 1);
+  store<i32>(capSlot(f, 1), 0);
+  store<i32>(capSlot(f, 0), <i32>(CAPS + (f - 1) * CAP_AREA));
+  capAppend(f, start, n);
+}
+
+function capOwnOpen(pieceEnd: u32): void {
+  const f = capField;
+  if (f === 0 || capMax(f) === 0) return;
+  if (load<i32>(capSlot(f, 3)) === 0) {
+    store<i32>(capSlot(f, 3), 1);
+    store<i32>(capSlot(f, 0), <i32>(CAPS + (f - 1) * CAP_AREA));
+    store<i32>(capSlot(f, 1), 0);
+  }
+  capAppend(f, capStart, pieceEnd - capStart);
+}
+
+// --- member keys --------------------------------------------------------------------------------
+
+/** Bytes of "jsonrpc" etc. packed little-endian: first 4 bytes, then the rest. */
+function fieldOfPlain(p: u32, n: u32): u32 {
+  if (n === 2) return load<u16>(p) === 0x6469 ? F_ID : 0; // "id"
+  if (n === 5) return load<u32>(p) === 0x6f727265 && load<u8>(p + 4) === 0x72 ? F_ERROR : 0;
+  if (n === 6) {
+    const head = load<u32>(p);
+    const tail = <u32>load<u16>(p + 4);
+    if (head === 0x6874656d && tail === 0x646f) return F_METHOD; // "meth" "od"
+    if (head === 0x75736572 && tail === 0x746c) return F_RESULT; // "resu" "lt"
+    if (head === 0x61726170 && tail === 0x736d) return F_PARAMS; // "para" "ms"
+    return 0;
+  }
+  if (n === 7) {
+    // "json" "rpc"
+    return load<u32>(p) === 0x6e6f736a && load<u16>(p + 4) === 0x7072 && load<u8>(p + 6) === 0x63
+      ? F_JSONRPC
+      : 0;
+  }
+  return 0;
+}
+
+/** A key with escapes: decoded into KEYBUF + 512 first (only ASCII can spell a member name). */
+function fieldOfEscaped(p: u32, n: u32): u32 {
+  const out = KEYBUF + 512;
+  let len: u32 = 0;
+  let i: u32 = 0;
+  while (i < n) {
+    let c = <u32>load<u8>(p + i);
+    if (c === 0x5c) {
+      const e = <u32>load<u8>(p + i + 1);
+      if (e === 0x75) {
+        c = 0;
+        for (let k: u32 = 2; k < 6; k++) {
+          const h = <u32>load<u8>(p + i + k);
+          c = (c << 4) | (h - 0x30 < 10 ? h - 0x30 : (h | 0x20) - 0x57);
+        }
+        i += 6;
+      } else {
+        c =
+          e === 0x62 ? 8 : e === 0x66 ? 12 : e === 0x6e ? 10 : e === 0x72 ? 13 : e === 0x74 ? 9 : e;
+        i += 2;
+      }
+    } else {
+      i += 1;
+    }
+    if (c > 0x7f || len === 8) return 0;
+    store<u8>(out + len, <u8>c);
+    len++;
+  }
+  return fieldOfPlain(out, len);
+}
+
+function keyEnd(p: u32, end: u32): void {
+  keyOpen = false;
+  if (keyLen === 0 && !keyOver) {
+    pendingField = keyEscaped ? fieldOfEscaped(p, end - p) : fieldOfPlain(p, end - p);
+    return;
+  }
+  keyAppend(p, end - p);
+  pendingField = keyOver
+    ? 0
+    : keyEscaped
+      ? fieldOfEscaped(KEYBUF, keyLen)
+      : fieldOfPlain(KEYBUF, keyLen);
+  keyLen = 0;
+  keyOver = false;
+}
+
+function keyAppend(src: u32, n: u32): void {
+  if (keyOver) return;
+  if (keyLen + n > KEY_MAX) {
+    keyOver = true;
+    return;
+  }
+  memory.copy(KEYBUF + keyLen, src, n);
+  keyLen += n;
+}
+
+// --- the machine --------------------------------------------------------------------------------
+
+/**
+ * Scans [p, p + n) (inside INPUT) as the next bytes of the line. Returns 1 while the line is
+ * still valid, 0 once it failed. `streaming`: more pieces may follow, so every capture is
+ * copied out of the piece before returning.
+ */
+export function feed(p: u32, n: u32, streaming: bool): u32 {
+  if (state === FAIL) return 0;
+  const start = p;
+  const end = p + n;
+  if (keyOpen) keyStart = p;
+  if (capField !== 0) capStart = p;
+  let s = state;
+  while (p < end) {
+    const c = <u32>load<u8>(p);
+    switch (s) {
+      case STR: {
+        const j = skip(p, end);
+        if (j === end) {
+          p = end;
+          continue;
+        }
+        const d = <u32>load<u8>(j);
+        p = j + 1;
+        if (d === 0x22) {
+          if (inKey) {
+            inKey = false;
+            if (depth === 1) keyEnd(keyStart, j);
+            s = COLON;
+          } else {
+            if (depth === 1 && capField !== 0) capEnd(p);
+            s = AFTER;
+          }
+        } else if (d === 0x5c) {
+          if (inKey) keyEscaped = true;
+          s = ESC;
+        } else {
+          return fail(E_CONTROL, j, start, d, 0);
+        }
+        continue;
+      }
+      case VALUE_OR_CLOSE: {
+        if (isWs(c)) break;
+        if (c === 0x5d) {
+          depth--;
+          if (depth === 1 && capField !== 0) capEnd(p + 1);
+          s = AFTER;
+          break;
+        }
+        s = VALUE;
+        continue;
+      }
+      case VALUE: {
+        if (isWs(c)) break;
+        if (depth === 0) {
+          store<i32>(slot(R_TOP), c === 0x7b ? 1 : c === 0x5b ? 2 : 3);
+        } else if (depth === 1 && pendingField !== 0) {
+          capBegin(pendingField, p);
+          pendingField = 0;
+        }
+        if (c === 0x22) {
+          // A plain string that ends in this piece: the common case, in one step.
+          const j = skip(p + 1, end);
+          if (j < end && load<u8>(j) === 0x22) {
+            p = j + 1;
+            if (depth === 1 && capField !== 0) capEnd(p);
+            s = AFTER;
+            continue;
+          }
+          s = STR;
+        } else if (c === 0x7b) {
+          push(1);
+          s = KEY_OR_CLOSE;
+        } else if (c === 0x5b) {
+          push(0);
+          s = VALUE_OR_CLOSE;
+        } else if (c - 0x31 < 9) {
+          let j = p + 1;
+          while (j < end && <u32>load<u8>(j) - 0x30 < 10) j++;
+          p = j;
+          s = N_INT;
+          continue;
+        } else if (c === 0x2d) {
+          s = N_MINUS;
+        } else if (c === 0x30) {
+          s = N_ZERO;
+        } else if (c === 0x74 || c === 0x66 || c === 0x6e) {
+          // true / false / null: compared one byte at a time (a piece may cut them).
+          lit = c === 0x74 ? 0x65757274 : c === 0x66 ? 0x736c6166 : 0x6c6c756e;
+          litLen = c === 0x66 ? 5 : 4;
+          litPos = 1;
+          s = LIT;
+        } else {
+          return fail(E_TOKEN, p, start, c, 0);
+        }
+        break;
+      }
+      case KEY_OR_CLOSE:
+      case KEY: {
+        if (isWs(c)) break;
+        if (c === 0x22) {
+          const j = skip(p + 1, end);
+          if (j < end && load<u8>(j) === 0x22) {
+            // A plain key, whole in this piece; the colon taken along when it follows.
+            if (depth === 1) pendingField = fieldOfPlain(p + 1, j - p - 1);
+            p = j + 1;
+            if (p < end && load<u8>(p) === 0x3a) {
+              p++;
+              s = VALUE;
+            } else {
+              s = COLON;
+            }
+            continue;
+          }
+          inKey = true;
+          if (depth === 1) {
+            keyOpen = true;
+            keyStart = p + 1;
+            keyEscaped = false;
+            keyLen = 0;
+            keyOver = false;
+          }
+          s = STR;
+          break;
+        }
+        if (c === 0x7d && s === KEY_OR_CLOSE) {
+          depth--;
+          if (depth === 1 && capField !== 0) capEnd(p + 1);
+          s = AFTER;
+          break;
+        }
+        return fail(E_PROPERTY, p, start, c, 0);
+      }
+      case COLON: {
+        if (isWs(c)) break;
+        if (c !== 0x3a) return fail(E_COLON, p, start, c, 0);
+        s = VALUE;
+        break;
+      }
+      case AFTER: {
+        if (isWs(c)) break;
+        if (depth === 0) return fail(E_AFTER_JSON, p, start, c, 0);
+        const obj = inside();
+        if (c === 0x2c) {
+          s = obj === 1 ? KEY : VALUE;
+          break;
+        }
+        if ((c === 0x7d && obj === 1) || (c === 0x5d && obj === 0)) {
+          depth--;
+          if (depth === 1 && capField !== 0) capEnd(p + 1);
+          break;
+        }
+        return fail(E_EXPECTED_COMMA, p, start, c, <i32>obj);
+      }
+      case ESC: {
+        if (c === 0x75) {
+          hexLeft = 4;
+          s = HEX;
+        } else if (
+          c === 0x22 ||
+          c === 0x5c ||
+          c === 0x2f ||
+          c === 0x62 ||
+          c === 0x66 ||
+          c === 0x6e ||
+          c === 0x72 ||
+          c === 0x74
+        ) {
+          s = STR;
+        } else {
+          return fail(E_ESCAPE, p, start, c, 0);
+        }
+        break;
+      }
+      case HEX: {
+        if (!isHex(c)) return fail(E_UNICODE, p, start, c, 0);
+        hexLeft--;
+        if (hexLeft === 0) s = STR;
+        break;
+      }
+      case LIT: {
+        // Bytes 0–3 of the literal are packed in `lit`; only "false" has a fifth, 'e'.
+        const want = litPos < 4 ? (lit >> (litPos << 3)) & 0xff : 0x65;
+        if (c !== want) return fail(E_TOKEN, p, start, c, 0);
+        litPos++;
+        if (litPos === litLen) {
+          if (depth === 1 && capField !== 0) capEnd(p + 1);
+          s = AFTER;
+        }
+        break;
+      }
+      case N_MINUS: {
+        if (c === 0x30) s = N_ZERO;
+        else if (c - 0x31 < 9) s = N_INT;
+        else return fail(E_MINUS, p, start, c, 0);
+        break;
+      }
+      case N_DOT: {
+        if (c - 0x30 >= 10) return fail(E_FRACTION, p, start, c, 0);
+        s = N_FRAC;
+        break;
+      }
+      case N_E: {
+        if (c === 0x2b || c === 0x2d) s = N_ESIGN;
+        else if (c - 0x30 < 10) s = N_EXP;
+        else return fail(E_EXPONENT, p, start, c, 0);
+        break;
+      }
+      case N_ESIGN: {
+        if (c - 0x30 >= 10) return fail(E_EXPONENT, p, start, c, 0);
+        s = N_EXP;
+        break;
+      }
+      default: {
+        // N_ZERO, N_INT, N_FRAC, N_EXP: a number that may go on.
+        const digit = c - 0x30 < 10;
+        if (digit && s !== N_ZERO) break;
+        if (c === 0x2e && (s === N_ZERO || s === N_INT)) {
+          s = N_DOT;
+          break;
+        }
+        if ((c | 0x20) === 0x65 && s !== N_EXP) {
+          s = N_E;
+          break;
+        }
+        if (digit) return fail(E_LEADING_ZERO, p, start, c, 0);
+        // The number ended before this byte: look at the byte again as what follows it.
+        if (depth === 1 && capField !== 0) capEnd(p);
+        s = AFTER;
+        continue;
+      }
+    }
+    p++;
+  }
+  state = s;
+  // The piece ends: what it holds of an unfinished key or value is kept apart.
+  if (keyOpen) keyAppend(keyStart, end - keyStart);
+  if (capField !== 0) capOwnOpen(end);
+  if (streaming) {
+    const present = <u32>load<i32>(slot(R_PRESENT));
+    for (let f: u32 = 1; f <= 6; f++) if ((present >> f) & 1 && f !== capField) capOwn(f);
+  }
+  consumed += n;
+  return 1;
+}
+
+/** The line ended: 1 if it was exactly one JSON value. */
+export function finish(): u32 {
+  const s = state;
+  if (s === FAIL) return 0;
+  if (depth === 0 && (s === N_ZERO || s === N_INT || s === N_FRAC || s === N_EXP || s === AFTER)) {
+    state = AFTER;
+    return 1;
+  }
+  state = FAIL;
+  store<i32>(slot(R_ERR), E_END);
+  store<i32>(slot(R_ERR_POS), <i32>consumed);
+  return 0;
+}
+
+/**
+ * Scans `n` whole lines of INPUT in one call (the transport worker's small frames: one call per
+ * pipe chunk instead of one per line). Line i is INPUT[start, end) with (start, end) the i32 pair
+ * at LINES + 8i. Row i of OUT (ROW i32 slots): 0 valid, 1 top, 2 present bits, 3–6 error code,
+ * position, byte, detail, then for member f (1..6) at 6 + 2f: start (address), length (-1 when
+ * over its cap). Captured spans point into INPUT: they hold until INPUT is written again.
+ */
+export function scanLines(n: u32): void {
+  for (let i: u32 = 0; i < n; i++) {
+    const line = LINES + (i << 3);
+    const from = INPUT + <u32>load<i32>(line);
+    const to = INPUT + <u32>load<i32>(line + 4);
+    reset();
+    const ok = feed(from, to - from, false) !== 0 && finish() !== 0;
+    const row = OUT + i * (ROW << 2);
+    store<i32>(row, ok ? 1 : 0);
+    store<i32>(row + 4, load<i32>(slot(R_TOP)));
+    const present = load<i32>(slot(R_PRESENT));
+    store<i32>(row + 8, present);
+    if (!ok) {
+      store<i32>(row + 12, load<i32>(slot(R_ERR)));
+      store<i32>(row + 16, load<i32>(slot(R_ERR_POS)));
+      store<i32>(row + 20, load<i32>(slot(R_ERR_BYTE)));
+      store<i32>(row + 24, load<i32>(slot(R_ERR_AUX)));
+      continue;
+    }
+    for (let f: u32 = 1; f <= 6; f++) {
+      if (((<u32>present >> f) & 1) === 0) continue;
+      const at = row + ((6 + (f << 1)) << 2);
+      store<i32>(at, load<i32>(capSlot(f, 0)));
+      store<i32>(at + 4, load<i32>(capSlot(f, 2)) !== 0 ? -1 : load<i32>(capSlot(f, 1)));
+    }
+  }
+}
+
+export function linesAt(): u32 {
+  return LINES;
+}
+
+export function linesMax(): u32 {
+  return LINES_MAX;
+}
+
+export function outAt(): u32 {
+  return OUT;
+}
+
+/** Where JS copies pieces, and how much fits. */
+export function input(): u32 {
+  return INPUT;
+}
+
+export function inputMax(): u32 {
+  return INPUT_MAX;
+}
