@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { decodeMetas, encodeMetas } from './frame-codec.js';
+import { decodeFrames, decodeMetas, encodeMetas } from './frame-codec.js';
 import type { FrameKind, FrameMeta } from './worker-protocol.js';
 
 const kinds: FrameKind[] = [
@@ -54,5 +54,17 @@ describe('frame metadata codec', () => {
     const e = encodeMetas(metas);
     expect(e.extras).toEqual([]);
     expect(decodeMetas(e)[0]).toEqual(metas[0]);
+  });
+
+  it('decodeFrames gives the same frames as decodeMetas, each with the bytes its callback cut', () => {
+    fc.assert(
+      fc.property(fc.array(meta, { maxLength: 50 }), (metas) => {
+        const e = encodeMetas(metas as FrameMeta[]);
+        const frames = decodeFrames(e, (start, bytes) => `${start}+${bytes}`);
+        const plain = decodeMetas(e);
+        expect(frames.map(({ data, ...m }) => m)).toEqual(plain);
+        expect(frames.map((f) => f.data)).toEqual(plain.map((m) => `${m.start}+${m.bytes}`));
+      }),
+    );
   });
 });

@@ -18,6 +18,7 @@ const KINDS: readonly FrameKind[] = [
   'empty',
 ];
 const KIND_CODE = new Map(KINDS.map((k, i) => [k, i]));
+const RESPONSE = KINDS.indexOf('response');
 const COLS = 5; // offset, bytes, start, t, numeric id (NaN: none / see extras)
 
 type Extra = Omit<FrameMeta, 'offset' | 'bytes' | 'start' | 't' | 'kind'>;
@@ -99,6 +100,20 @@ export class MetaColumns {
     this.extras.push([i, extra]);
   }
 
+  /** Appends a plain response with a numeric id (the bulk of a flood: no object at all). */
+  pushResponse(id: number, offset: number, bytes: number, start: number, t: number): void {
+    const i = this.n++;
+    if (i === this.kinds.length) this.grow();
+    const o = i * COLS;
+    const num = this.num;
+    num[o] = offset;
+    num[o + 1] = bytes;
+    num[o + 2] = start;
+    num[o + 3] = t;
+    num[o + 4] = id;
+    this.kinds[i] = RESPONSE;
+  }
+
   /** Where frame i's bytes are (the outbox rebases them when it splits a batch). */
   start(i: number): number {
     return this.num[i * COLS + 2];
@@ -152,6 +167,36 @@ export function decodeMetas(e: EncodedMetas): FrameMeta[] {
     };
     if (!Number.isNaN(id)) meta.id = id;
     out[i] = meta;
+  }
+  for (const [i, extra] of e.extras) Object.assign(out[i], extra);
+  return out;
+}
+
+/**
+ * Frames with their bytes, in one pass and one object shape (main's side of the hand-off:
+ * it makes ~200,000 of these a second in a flood). `dataOf` cuts each frame's bytes out of
+ * the batch's buffers, in order.
+ */
+export function decodeFrames<D>(
+  e: EncodedMetas,
+  dataOf: (start: number, bytes: number) => D,
+): (FrameMeta & { data: D })[] {
+  const out: (FrameMeta & { data: D })[] = new Array(e.n);
+  const num = e.num;
+  for (let i = 0; i < e.n; i++) {
+    const o = i * COLS;
+    const id = num[o + 4];
+    const start = num[o + 2];
+    const bytes = num[o + 1];
+    out[i] = {
+      offset: num[o],
+      bytes,
+      start,
+      t: num[o + 3],
+      kind: KINDS[e.kinds[i]],
+      id: Number.isNaN(id) ? undefined : id,
+      data: dataOf(start, bytes),
+    };
   }
   for (const [i, extra] of e.extras) Object.assign(out[i], extra);
   return out;

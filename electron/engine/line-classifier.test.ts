@@ -282,9 +282,9 @@ describe('LineClassifier agrees with classifyFrameByParse', () => {
           at += p.length + 1;
         });
         const got: Classified[] = [];
-        lc.classifyLines(chunk, starts, ends, parts.length, isUtf8(chunk), (i, c) => {
+        lc.classifyLines(chunk, starts, ends, parts.length, isUtf8(chunk), (i, c, id) => {
           expect(i).toBe(got.length);
-          got.push(c);
+          got.push(c ?? { kind: 'response', id }); // null: a plain response, id given apart
         });
         expect(got).toEqual(parts.map((p) => classifyFrameByParse(p)));
       }),

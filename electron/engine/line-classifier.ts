@@ -138,29 +138,29 @@ const REQUEST_MEMBERS = (1 << FIELD.method) | (1 << FIELD.error);
 
 /**
  * The bulk of any flood, read straight off the batch row: a response with `"jsonrpc":"2.0"`
- * spelled plainly, a small non-negative integer id, a result and no error. Anything else
- * (null when it is not that) goes the general way, classifyScanned.
+ * spelled plainly, a non-negative integer id of up to 15 digits, a result and no error. Returns
+ * the id, or -1 when the line is anything else (it goes the general way, classifyScanned).
  */
-function plainResponse(b: LineBatch): Classified | null {
+function plainResponseId(b: LineBatch): number {
   const s = b.s;
   const r = b.base;
   const present = s[r + 2];
-  if (s[r + 1] !== 1 || (present & RESPONSE_MEMBERS) !== RESPONSE_MEMBERS) return null;
-  if ((present & REQUEST_MEMBERS) !== 0) return null;
+  if (s[r + 1] !== 1 || (present & RESPONSE_MEMBERS) !== RESPONSE_MEMBERS) return -1;
+  if ((present & REQUEST_MEMBERS) !== 0) return -1;
   const u8 = b.u8;
   const v = s[r + 6 + 2 * FIELD.jsonrpc];
-  if (s[r + 7 + 2 * FIELD.jsonrpc] !== 5) return null;
-  if (u8[v + 1] !== 0x32 || u8[v + 2] !== 0x2e || u8[v + 3] !== 0x30 || u8[v] !== 0x22) return null;
+  if (s[r + 7 + 2 * FIELD.jsonrpc] !== 5) return -1;
+  if (u8[v + 1] !== 0x32 || u8[v + 2] !== 0x2e || u8[v + 3] !== 0x30 || u8[v] !== 0x22) return -1;
   const idAt = s[r + 6 + 2 * FIELD.id];
   const idLen = s[r + 7 + 2 * FIELD.id];
-  if (idLen < 1 || idLen > 15) return null;
+  if (idLen < 1 || idLen > 15) return -1;
   let id = 0;
   for (let k = idAt; k < idAt + idLen; k++) {
     const d = u8[k] - 0x30;
-    if (d < 0 || d > 9) return null;
+    if (d < 0 || d > 9) return -1;
     id = id * 10 + d;
   }
-  return { kind: 'response', id };
+  return id;
 }
 
 export class LineClassifier {
@@ -182,12 +182,14 @@ export class LineClassifier {
     ends: Int32Array,
     n: number,
     utf8Known: boolean,
-    each: (i: number, c: Classified) => void,
+    each: (i: number, c: Classified | null, id: number) => void,
   ): void {
     this.batch ??= new LineBatch();
     const b = this.batch;
     if (chunk.length > b.maxBytes) {
-      for (let i = 0; i < n; i++) each(i, this.classifySpan(chunk, starts[i], ends[i], utf8Known));
+      for (let i = 0; i < n; i++) {
+        each(i, this.classifySpan(chunk, starts[i], ends[i], utf8Known), 0);
+      }
       return;
     }
     for (let from = 0; from < n; from += b.maxLines) {
@@ -203,12 +205,18 @@ export class LineClassifier {
           !isUtf8(new Uint8Array(chunk.buffer, chunk.byteOffset + start, len))
         ) {
           c = { kind: 'parse-error', problem: 'not valid UTF-8' };
-        } else if (b.row(i - from)) c = plainResponse(b) ?? classifyScanned(b, len);
-        else {
+        } else if (b.row(i - from)) {
+          const id = plainResponseId(b);
+          if (id >= 0) {
+            each(i, null, id);
+            continue;
+          }
+          c = classifyScanned(b, len);
+        } else {
           const line = new Uint8Array(chunk.buffer, chunk.byteOffset + start, len);
           c = this.parseError(len <= EXACT_MESSAGE_BYTES ? line : null, b.error());
         }
-        each(i, c);
+        each(i, c, 0);
       }
     }
   }

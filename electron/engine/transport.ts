@@ -13,7 +13,7 @@ import type { SessionConfig } from '../../shared/session-config.js';
 import { unpackedPath } from './asar-path.js';
 import { buildChildEnv } from './child-env.js';
 import { ChunkReader, type FrameBytes } from './frame-bytes.js';
-import { decodeMetas } from './frame-codec.js';
+import { decodeFrames } from './frame-codec.js';
 import type {
   ExitInfo,
   FrameMeta,
@@ -183,9 +183,10 @@ export class Transport extends EventEmitter<TransportEvents> {
   private onMessage(msg: FromWorker): void {
     switch (msg.type) {
       case 'frames': {
-        const frames = decodeMetas(msg.metas) as Frame[];
         const reader = new ChunkReader(msg.buffers);
-        for (const f of frames) f.data = reader.read(f.start, f.bytes);
+        const frames: Frame[] = decodeFrames(msg.metas, (start, bytes) =>
+          reader.read(start, bytes),
+        );
         this.emit('frames', frames);
         break;
       }

@@ -71,17 +71,24 @@ class Batch {
     return this.cols.n;
   }
 
-  get last(): Buffer | undefined {
-    return this.chunks[this.chunks.length - 1];
-  }
+  /** The last chunk, and where it starts (read for every frame: kept, not looked up). */
+  last: Buffer | null = null;
+  private lastBase = 0;
 
   /** Position of chunk[0] in this batch, appending the chunk if it is not the last one. */
   base(chunk: Buffer): number {
-    if (this.last === chunk) return this.size - chunk.length;
+    if (this.last === chunk) return this.lastBase;
+    return this.adopt(chunk, ownBuffer(chunk));
+  }
+
+  /** Appends a chunk and the buffer that carries it; returns where it starts. */
+  adopt(chunk: Buffer, buffer: ArrayBuffer): number {
     this.chunks.push(chunk);
-    this.buffers.push(ownBuffer(chunk));
+    this.buffers.push(buffer);
+    this.last = chunk;
+    this.lastBase = this.size;
     this.size += chunk.length;
-    return this.size - chunk.length;
+    return this.lastBase;
   }
 }
 
@@ -173,20 +180,23 @@ export class Outbox {
     return b;
   }
 
-  /** A line that lies whole in one chunk: chunk[start, end). */
+  /** A line that lies whole in one chunk: chunk[start, end). `info` null: a plain response
+   *  with the numeric id `id` (the classifier's allocation-free answer for the bulk). */
   addLine(
-    info: FrameInfo,
+    info: FrameInfo | null,
     chunk: Buffer,
     start: number,
     end: number,
     offset: number,
     t: number,
+    id = 0,
   ): void {
     const bytes = end - start;
     if (!this.admit(bytes)) return;
     const b = this.batchFor(chunk);
     b.bytes += bytes;
-    b.cols.push(info, offset, bytes, b.base(chunk) + start, t);
+    if (info === null) b.cols.pushResponse(id, offset, bytes, b.base(chunk) + start, t);
+    else b.cols.push(info, offset, bytes, b.base(chunk) + start, t);
   }
 
   /** A line that arrived over several chunks: `bytes` bytes through `pieces`, in order (the
@@ -297,9 +307,7 @@ export class Outbox {
         new Uint8Array(buffer).set(chunk.subarray(cut - base));
         chunk = Buffer.from(buffer);
       }
-      rest.chunks.push(chunk);
-      rest.buffers.push(buffer);
-      rest.size += chunk.length;
+      rest.adopt(chunk, buffer);
     }
     for (let i = 0; i < rest.n; i++) {
       rest.cols.setStart(i, rest.cols.start(i) - cut);

@@ -124,9 +124,9 @@ function takeLines(chunk: Buffer): void {
   const { n, starts, ends, offsets } = inChunk;
   if (n === 0) return;
   inChunk.n = 0;
-  classifier.classifyLines(chunk, starts, ends, n, chunkUtf8, (i, c) => {
-    count(c);
-    outbox.addLine(c, chunk, starts[i], ends[i], offsets[i], chunkAt);
+  classifier.classifyLines(chunk, starts, ends, n, chunkUtf8, (i, c, id) => {
+    if (c !== null) count(c);
+    outbox.addLine(c, chunk, starts[i], ends[i], offsets[i], chunkAt, id);
   });
 }
 
