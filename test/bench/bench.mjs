@@ -163,9 +163,11 @@ async function main() {
   const cap = await sdkCap();
   let readers = opts.readers ?? [
     'raw',
+    'raw-keep',
     'sdk',
     ...(cap !== null ? ['sdk-nocap'] : []),
     'framer',
+    'framer-scan',
     'framer-noparse',
     'engine',
   ];

@@ -39,13 +39,18 @@ function runChild(spec, stampFile, { onData, onEnd }) {
 
 // --- readers: each returns { frames, bytes, tEnd, error? } --------------------------------
 
-async function rawReader(spec, stampFile) {
+async function rawReader(spec, stampFile, { keep = false } = {}) {
   let bytes = 0;
+  // `keep`: hold every chunk to the end, as any reader that hands the bytes on must. Fresh
+  // memory costs page faults that a drain reusing one buffer never pays: the floor for a
+  // reader that keeps a 64 MiB frame is this, not `raw`.
+  const kept = [];
   return runChild(spec, stampFile, {
     onData: (chunk) => {
       bytes += chunk.length;
+      if (keep) kept.push(chunk);
     },
-    onEnd: () => ({ frames: null, bytes, tEnd: now() }),
+    onEnd: () => ({ frames: null, bytes, tEnd: now(), kept: kept.length }),
   });
 }
 
@@ -171,7 +176,9 @@ async function engineReader(spec, stampFile, { Transport }) {
 async function loadReader(name) {
   switch (name) {
     case 'raw':
-      return rawReader;
+      return (spec, stamp) => rawReader(spec, stamp);
+    case 'raw-keep':
+      return (spec, stamp) => rawReader(spec, stamp, { keep: true });
     case 'sdk':
       return (spec, stamp) => sdkReader(spec, stamp, {});
     case 'sdk-nocap':
@@ -201,7 +208,10 @@ async function main() {
     read = await loadReader(readerName);
     // Warm the module graph the reader needs before the baseline is taken.
     if (readerName.startsWith('sdk')) await import('@modelcontextprotocol/sdk/shared/stdio.js');
-    if (readerName.startsWith('framer')) await import('../../dist/electron/engine/framer.js');
+    if (readerName.startsWith('framer')) {
+      await import('../../dist/electron/engine/framer.js');
+      await import('../../dist/electron/engine/line-classifier.js');
+    }
   } catch (e) {
     process.stdout.write(
       `${JSON.stringify({ reader: readerName, workload: spec, status: 'unavailable', error: e.message })}\n`,
