@@ -64,17 +64,15 @@ export class MetaColumns {
     start: number,
     t: number,
   ): void {
-    const i = this.n++;
-    if (i === this.kinds.length) this.grow();
-    const o = i * COLS;
-    const num = this.num;
-    num[o] = offset;
-    num[o + 1] = bytes;
-    num[o + 2] = start;
-    num[o + 3] = t;
-    this.kinds[i] = KIND_CODE.get(c.kind) ?? 4;
     const numericId = typeof c.id === 'number';
-    num[o + 4] = numericId ? (c.id as number) : Number.NaN;
+    const i = this.row(
+      KIND_CODE.get(c.kind) ?? 4,
+      numericId ? (c.id as number) : Number.NaN,
+      offset,
+      bytes,
+      start,
+      t,
+    );
     if (
       (numericId || c.id === undefined) &&
       c.method === undefined &&
@@ -102,6 +100,17 @@ export class MetaColumns {
 
   /** Appends a plain response with a numeric id (the bulk of a flood: no object at all). */
   pushResponse(id: number, offset: number, bytes: number, start: number, t: number): void {
+    this.row(RESPONSE, id, offset, bytes, start, t);
+  }
+
+  private row(
+    kind: number,
+    id: number,
+    offset: number,
+    bytes: number,
+    start: number,
+    t: number,
+  ): number {
     const i = this.n++;
     if (i === this.kinds.length) this.grow();
     const o = i * COLS;
@@ -111,7 +120,8 @@ export class MetaColumns {
     num[o + 2] = start;
     num[o + 3] = t;
     num[o + 4] = id;
-    this.kinds[i] = RESPONSE;
+    this.kinds[i] = kind;
+    return i;
   }
 
   /** Where frame i's bytes are (the outbox rebases them when it splits a batch). */
