@@ -65,7 +65,10 @@ export function asBuffer(data: FrameBytes): Buffer {
 
 /**
  * Cuts frames out of a batch's transferred chunks (the frames in order, positions taken over
- * the chunks as one run of bytes): a view where a frame lies in one chunk, else ChunkedBytes.
+ * the chunks as one run of bytes): a view where a frame lies in one chunk; where it crosses
+ * chunks, ChunkedBytes of them, never joined — unless the frame is under half the bytes of the
+ * chunks it touches (a 200-byte frame across two 64 KiB chunks): that one is joined into its own
+ * buffer, so no frame keeps more than twice its size alive (the frame store's rule too).
  */
 export class ChunkReader {
   private j = 0;
@@ -87,12 +90,14 @@ export class ChunkReader {
     const chunks: Buffer[] = [];
     let left = bytes;
     let at = from;
+    let touched = 0;
     for (let k = this.j; k < bufs.length && left > 0; k++) {
       const n = Math.min(left, bufs[k].byteLength - at);
       chunks.push(Buffer.from(bufs[k], at, n));
+      touched += bufs[k].byteLength;
       left -= n;
       at = 0;
     }
-    return new ChunkedBytes(chunks);
+    return bytes * 2 < touched ? Buffer.concat(chunks, bytes) : new ChunkedBytes(chunks);
   }
 }

@@ -24,7 +24,8 @@ export const FIELD = { none: 0, jsonrpc: 1, id: 2, method: 3, result: 4, error: 
 export type TopKind = 'object' | 'array' | 'scalar' | 'none';
 const TOPS: readonly TopKind[] = ['none', 'object', 'array', 'scalar'];
 
-/** A captured value: bytes [start, end) of `buf` (valid until the scanner's next line). */
+/** A captured value: bytes [start, end) of `buf`. Read it at once: the scanner's instance goes
+ *  back to the thread's pool when the line ends, and the next scan on this thread reuses it. */
 export interface Span {
   buf: Uint8Array;
   start: number;
@@ -267,26 +268,33 @@ const ROW = 24;
  * (valid until the next `scan`). Has an instance of its own, apart from any line in pieces.
  */
 export class LineBatch implements Scanned {
-  private readonly inst = new Instance();
-  /** Most lines one `scan` takes. */
-  readonly maxLines = this.inst.ex.linesMax();
-  /** Largest chunk `scan` takes. */
-  readonly maxBytes = this.inst.inputMax;
-  private readonly out = this.inst.ex.outAt() >> 2;
-  private readonly lines = this.inst.ex.linesAt() >> 2;
+  /** Most lines one `scan` takes, and the largest chunk. */
+  readonly maxLines: number;
+  readonly maxBytes: number;
+  /** The instance holding the last scan's rows (borrowed from the pool until `release`). */
+  private inst: Instance | null = null;
   /** The memory as i32 slots and as bytes, taken after each scan (the module may grow it). */
-  s: Int32Array = this.inst.slots();
-  u8: Uint8Array = this.inst.bytes();
+  s: Int32Array = new Int32Array(0);
+  u8: Uint8Array = new Uint8Array(0);
   /** Slot index of the selected row. */
   base = 0;
+  private out = 0;
+
+  constructor() {
+    const probe = acquire();
+    this.maxLines = probe.ex.linesMax();
+    this.maxBytes = probe.inputMax;
+    release(probe);
+  }
 
   /** Scans chunk[starts[i], ends[i]) for from <= i < from + n; row k is line from + k
-   *  (n <= maxLines, chunk.length <= maxBytes). */
+   *  (n <= maxLines, chunk.length <= maxBytes). Read the rows, then `release`. */
   scan(chunk: Uint8Array, starts: Int32Array, ends: Int32Array, from: number, n: number): void {
+    this.inst ??= acquire();
     const inst = this.inst;
     inst.bytes().set(chunk, inst.input);
     const slots = inst.slots();
-    let at = this.lines;
+    let at = inst.ex.linesAt() >> 2;
     for (let i = from; i < from + n; i++) {
       slots[at++] = starts[i];
       slots[at++] = ends[i];
@@ -294,6 +302,13 @@ export class LineBatch implements Scanned {
     inst.ex.scanLines(n);
     this.s = inst.slots();
     this.u8 = inst.bytes();
+    this.out = inst.ex.outAt() >> 2;
+  }
+
+  /** Gives the instance back to the pool (the rows are no longer read). */
+  release(): void {
+    if (this.inst !== null) release(this.inst);
+    this.inst = null;
   }
 
   /** Selects line i's results; returns whether the line was valid JSON. */

@@ -2,18 +2,20 @@
  * Line classifier: what one stdout line is (request / response / notification / batch /
  * invalid JSON-RPC / parse error / empty), from its bytes, without JSON.parse on the hot path.
  *
- * Owns: a JSON scanner (WebAssembly, json-scan.ts) and a UTF-8 checker.
- * Fed by: the transport worker, either a whole line (`classify`) or a line in the pieces it
- * arrives in (`begin` / `piece` / `end`), so a large frame is validated while it streams in.
+ * Owns: JSON scanners (WebAssembly, json-scan.ts) and a UTF-8 checker. Fed by: the transport
+ * worker — a chunk's whole lines at once (`classifyLines`), or a line in the pieces it arrives in
+ * (`begin` / `piece` / `end`) so a large frame is validated while it streams in — and by
+ * `classify` for one whole line.
  *
- * The answer equals classifying `JSON.parse(line)` with `classifyValue` (a differential property
- * test holds them together); only the wording of parse-error problems of lines over
- * EXACT_MESSAGE_BYTES differs (byte positions instead of JSON.parse's).
+ * The answer equals classifyFrameByParse (JSON.parse, then classifyValue; differential property
+ * tests hold them together); only the wording of parse-error problems of lines over
+ * EXACT_MESSAGE_BYTES differs (byte positions instead of JSON.parse's). Lines under it that are
+ * not JSON, and lines with a member longer than the scanner keeps, are given to JSON.parse.
  */
 import { isUtf8 } from 'node:buffer';
 import {
   type Classified,
-  classifyValue,
+  classifyFrameByParse,
   errorInfo,
   KEEP_PARAMS_BYTES,
   keepParams,
@@ -89,17 +91,24 @@ function shorten(s: string): string {
   return s.length > PROBLEM_MAX_CHARS ? `${s.slice(0, PROBLEM_MAX_CHARS)}…` : s;
 }
 
-/** Classifies a line the scanner found to be valid JSON (mirrors classifyValue). */
-function classifyScanned(sc: Scanned, frameBytes: number): Classified {
+/** Members whose value the answer may depend on; over its cap (1 MiB) one sends the line to
+ *  JSON.parse instead (`jsonrpc` has a 64-byte cap: longer, it cannot be "2.0"). */
+const READ_MEMBERS = [FIELD.id, FIELD.method, FIELD.error, FIELD.params];
+
+/**
+ * Classifies a line the scanner found to be valid JSON (mirrors classifyValue). Null when a
+ * member the answer depends on was longer than the scanner keeps: the caller then classifies
+ * the whole line with JSON.parse (a hostile or odd line; exact all the same).
+ */
+function classifyScanned(sc: Scanned, frameBytes: number): Classified | null {
   if (sc.top === 'array') return { kind: 'batch' };
   if (sc.top !== 'object') return { kind: 'invalid', problem: 'JSON value is not an object' };
   if (!isJsonrpc20(sc.value(FIELD.jsonrpc))) {
     return { kind: 'invalid', problem: 'missing "jsonrpc": "2.0"' };
   }
+  for (const f of READ_MEMBERS) if (sc.overCap(f)) return null;
   const hasId = sc.has(FIELD.id);
-  if (hasId && sc.overCap(FIELD.id)) return { kind: 'invalid', problem: 'id longer than 1 MiB' };
   const methodValue = sc.value(FIELD.method);
-  if (sc.overCap(FIELD.method)) return { kind: 'invalid', problem: 'method longer than 1 MiB' };
   if (methodValue !== null && first(methodValue) === 0x22) {
     const method = decodeString(methodValue);
     const out: Classified = { kind: hasId ? 'request' : 'notification', method };
@@ -121,13 +130,7 @@ function classifyScanned(sc: Scanned, frameBytes: number): Classified {
     const id = readId(sc.value(FIELD.id));
     if (id === BAD) return { kind: 'invalid', problem: 'response id has a bad type' };
     const out: Classified = { kind: 'response', id };
-    if (sc.has(FIELD.error)) {
-      const e = sc.value(FIELD.error);
-      out.error =
-        e === null
-          ? { code: 0, message: 'error object over 1 MiB (not read)' }
-          : errorInfo(json(e));
-    }
+    if (sc.has(FIELD.error)) out.error = errorInfo(json(sc.value(FIELD.error) as Capture));
     return out;
   }
   return { kind: 'invalid', problem: 'neither a request, a notification nor a response' };
@@ -163,13 +166,19 @@ function plainResponseId(b: LineBatch): number {
   return id;
 }
 
+/** JSON.parse's answer for a whole line (the exact wording of its errors, or a member too
+ *  long for the scanner to keep). */
+function byParse(buf: Uint8Array, start: number, n: number): Classified {
+  return classifyFrameByParse(Buffer.from(buf.buffer, buf.byteOffset + start, n));
+}
+
 export class LineClassifier {
+  /** The line arriving in pieces (begin / piece / end). */
   private readonly scanner = new JsonScanner();
+  /** Whole lines (classify, classifySpan): apart, so they never disturb a line in pieces. */
+  private readonly wholeScanner = new JsonScanner();
   private readonly utf8 = new Utf8Stream();
-  private bytes = 0;
-  /** The first piece of a streamed line, kept for an exact parse-error message. */
-  private head: Uint8Array | null = null;
-  private batch: LineBatch | null = null;
+  private readonly batch = new LineBatch();
 
   /**
    * Classifies the lines chunk[starts[i], ends[i]) for i < n in one pass — the worker's small
@@ -184,7 +193,6 @@ export class LineClassifier {
     utf8Known: boolean,
     each: (i: number, c: Classified | null, id: number) => void,
   ): void {
-    this.batch ??= new LineBatch();
     const b = this.batch;
     if (chunk.length > b.maxBytes) {
       for (let i = 0; i < n; i++) {
@@ -195,29 +203,42 @@ export class LineClassifier {
     for (let from = 0; from < n; from += b.maxLines) {
       const to = Math.min(n, from + b.maxLines);
       b.scan(chunk, starts, ends, from, to - from);
-      for (let i = from; i < to; i++) {
-        const start = starts[i];
-        const len = ends[i] - start;
-        let c: Classified;
-        if (len === 0) c = { kind: 'empty', problem: 'empty line' };
-        else if (
-          !utf8Known &&
-          !isUtf8(new Uint8Array(chunk.buffer, chunk.byteOffset + start, len))
-        ) {
-          c = { kind: 'parse-error', problem: 'not valid UTF-8' };
-        } else if (b.row(i - from)) {
-          const id = plainResponseId(b);
-          if (id >= 0) {
-            each(i, null, id);
-            continue;
-          }
-          c = classifyScanned(b, len);
-        } else {
-          const line = new Uint8Array(chunk.buffer, chunk.byteOffset + start, len);
-          c = this.parseError(len <= EXACT_MESSAGE_BYTES ? line : null, b.error());
-        }
-        each(i, c, 0);
+      try {
+        this.eachRow(b, chunk, starts, ends, from, to, utf8Known, each);
+      } finally {
+        b.release();
       }
+    }
+  }
+
+  private eachRow(
+    b: LineBatch,
+    chunk: Uint8Array,
+    starts: Int32Array,
+    ends: Int32Array,
+    from: number,
+    to: number,
+    utf8Known: boolean,
+    each: (i: number, c: Classified | null, id: number) => void,
+  ): void {
+    for (let i = from; i < to; i++) {
+      const start = starts[i];
+      const len = ends[i] - start;
+      let c: Classified;
+      if (len === 0) c = { kind: 'empty', problem: 'empty line' };
+      else if (!utf8Known && !isUtf8(new Uint8Array(chunk.buffer, chunk.byteOffset + start, len))) {
+        c = { kind: 'parse-error', problem: 'not valid UTF-8' };
+      } else if (b.row(i - from)) {
+        const id = plainResponseId(b);
+        if (id >= 0) {
+          each(i, null, id);
+          continue;
+        }
+        c = classifyScanned(b, len) ?? byParse(chunk, start, len);
+      } else {
+        c = len <= EXACT_MESSAGE_BYTES ? byParse(chunk, start, len) : parseError(b.error());
+      }
+      each(i, c, 0);
     }
   }
 
@@ -234,61 +255,46 @@ export class LineClassifier {
     if (!utf8Known && !isUtf8(new Uint8Array(buf.buffer, buf.byteOffset + start, n))) {
       return { kind: 'parse-error', problem: 'not valid UTF-8' };
     }
-    const sc = this.scanner;
+    const sc = this.wholeScanner;
     sc.reset();
-    if (sc.feed(buf, start, end) && sc.finish()) return classifyScanned(sc, n);
-    return this.parseError(
-      n <= EXACT_MESSAGE_BYTES ? new Uint8Array(buf.buffer, buf.byteOffset + start, n) : null,
-      sc.error,
-    );
+    if (sc.feed(buf, start, end) && sc.finish()) {
+      return classifyScanned(sc, n) ?? byParse(buf, start, n);
+    }
+    return n <= EXACT_MESSAGE_BYTES ? byParse(buf, start, n) : parseError(sc.error);
   }
 
   /** A line starts arriving in pieces. */
   begin(): void {
     this.scanner.reset();
     this.utf8.reset();
-    this.bytes = 0;
-    this.head = null;
   }
 
   /** The next piece of the line begun with `begin` (it may end with the line's \r).
    *  `utf8Known`: the piece is cut at line ends from a chunk found valid UTF-8 as a whole. */
   piece(p: Uint8Array, utf8Known = false): void {
     if (p.length === 0) return;
-    // The first piece is kept (copied: its chunk may leave the thread) for an exact message.
-    if (this.bytes === 0) this.head = p.length <= EXACT_MESSAGE_BYTES ? new Uint8Array(p) : null;
-    this.bytes += p.length;
     const valid = utf8Known ? this.utf8.pushValid() : this.utf8.push(p);
     if (valid) this.scanner.feed(p, 0, p.length, true);
   }
 
-  /** The line ended after `frameBytes` bytes (its \r, if any, was fed but is not counted). */
-  end(frameBytes: number): Classified {
+  /**
+   * The line ended after `frameBytes` bytes (its \r, if any, was fed but is not counted).
+   * `whole` gives the line's bytes joined, for the rare answer that needs JSON.parse: the exact
+   * wording of a parse error up to EXACT_MESSAGE_BYTES, or a member longer than the scanner
+   * keeps. (The worker still holds a line's pieces at its end; the classifier does not.)
+   */
+  end(frameBytes: number, whole: () => Uint8Array): Classified {
     if (frameBytes === 0) return { kind: 'empty', problem: 'empty line' };
     if (!this.utf8.end()) return { kind: 'parse-error', problem: 'not valid UTF-8' };
     const sc = this.scanner;
-    if (sc.finish()) return classifyScanned(sc, frameBytes);
-    const whole = this.head !== null && this.head.length === frameBytes ? this.head : null;
-    return this.parseError(
-      whole !== null && frameBytes <= EXACT_MESSAGE_BYTES ? whole : null,
-      sc.error,
-    );
+    if (sc.finish()) return classifyScanned(sc, frameBytes) ?? byParse(whole(), 0, frameBytes);
+    if (frameBytes <= EXACT_MESSAGE_BYTES) return byParse(whole(), 0, frameBytes);
+    return parseError(sc.error);
   }
+}
 
-  private parseError(frame: Uint8Array | null, scannerError: string | null): Classified {
-    if (frame !== null) {
-      // JSON.parse words it best; and should it accept the line after all, its answer stands.
-      try {
-        return classifyValue(JSON.parse(text(frame, 0, frame.length)), frame.length);
-      } catch (e) {
-        return {
-          kind: 'parse-error',
-          problem: shorten(e instanceof Error ? e.message : String(e)),
-        };
-      }
-    }
-    return { kind: 'parse-error', problem: shorten(scannerError ?? 'not JSON') };
-  }
+function parseError(scannerError: string | null): Classified {
+  return { kind: 'parse-error', problem: shorten(scannerError ?? 'not JSON') };
 }
 
 let shared: LineClassifier | null = null;

@@ -225,6 +225,14 @@ describe('Outbox spill', () => {
     expect(h.box.spillBytes).toBe(80);
   });
 
+  it('a spanning frame with no pieces is no frame: the spill counters do not move', () => {
+    const h = make();
+    h.box.addSpanning({ kind: 'response' }, [], 10, 0, 0);
+    expect(h.box.spillFrames).toBe(0);
+    expect(h.box.spillBytes).toBe(0);
+    expect(h.box.busy).toBe(false);
+  });
+
   it('always accepts one frame into an empty spill, however large', () => {
     const h = make({ spillMaxBytes: 10 });
     add(h, Buffer.alloc(1000));

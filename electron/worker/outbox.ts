@@ -208,7 +208,7 @@ export class Outbox {
     offset: number,
     t: number,
   ): void {
-    if (!this.admit(bytes) || pieces.length === 0) return;
+    if (pieces.length === 0 || !this.admit(bytes)) return;
     const b = this.batchFor(pieces[0].chunk);
     const start = b.base(pieces[0].chunk) + pieces[0].start;
     for (let i = 1; i < pieces.length; i++) b.base(pieces[i].chunk);

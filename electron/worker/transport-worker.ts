@@ -95,6 +95,19 @@ function count(c: Classified): void {
   if (c.kind === 'parse-error' || c.kind === 'empty') parseErrors += 1;
 }
 
+/** The first `length` bytes of a line's pieces, in one buffer. */
+function joinPieces(pieces: readonly Piece[], length: number): Buffer {
+  const out = Buffer.allocUnsafe(length);
+  let at = 0;
+  for (const p of pieces) {
+    const n = Math.min(p.end - p.start, length - at);
+    if (n <= 0) break;
+    p.chunk.copy(out, at, p.start, p.start + n);
+    at += n;
+  }
+  return out;
+}
+
 /** The lines that lie whole in the chunk being split: classified together once it is split. */
 const inChunk = {
   n: 0,
@@ -146,7 +159,10 @@ const framer = createLineSplitter(config.maxFrameBytes, {
       classifier.piece(chunk.subarray(0, end), chunkUtf8);
       pending.push({ chunk, start: 0, end });
     }
-    const c = classifier.end(length);
+    // The pieces are still all here (a first piece whose chunk left was copied by onSeal): the
+    // classifier may want them joined, for an exact parse error or an over-long member.
+    const parts = pending;
+    const c = classifier.end(length, () => joinPieces(parts, length));
     count(c);
     outbox.addSpanning(c, pending, length, offset, chunkAt);
     pending = [];
