@@ -1,18 +1,14 @@
 /**
  * Transport worker: the session's hands on the server's pipes (DESIGN.md "Processes and threads").
  *
- * Owns: the child process (through ChildRunner), the stdout framer, the outbox of frames bound
- * for main, the stderr batcher and the stdin writer. Fed by: main's messages (credits, writes,
+ * Owns: the child process (through ChildRunner), the stdout reader (framing, classification), the
+ * outbox of frames bound for main, the stderr batcher and the stdin writer. Fed by: main's messages (credits, writes,
  * reader mode, stop) and the child's pipes. Listens: main, through `parentPort`.
  *
  * Draining here means a busy main thread (IPC, rendering, traces) never stops stdout from being
  * read; only an explicit reader mode (`paused`, `naive`) or the `pause` overload policy does.
  */
-import { isUtf8 } from 'node:buffer';
 import { parentPort, workerData } from 'node:worker_threads';
-import type { Classified } from '../engine/classify.js';
-import { createLineSplitter } from '../engine/framer.js';
-import { LineClassifier } from '../engine/line-classifier.js';
 import type {
   ExitInfo,
   FromWorker,
@@ -21,7 +17,8 @@ import type {
   WorkerStartConfig,
 } from '../engine/worker-protocol.js';
 import { ChildRunner } from './child-runner.js';
-import { Outbox, type Piece } from './outbox.js';
+import { Outbox } from './outbox.js';
+import { StdoutReader } from './stdout-reader.js';
 
 const COUNTERS_EVERY_MS = 100;
 const STDERR_FLUSH_MS = 50;
@@ -44,10 +41,8 @@ let stopping = false;
 let stopped = false;
 let overloadPaused = false;
 let lastStdoutByteAt: number | null = null;
-let chunkAt = 0;
 let stdoutEnded = false;
 let stderrBytes = 0;
-let parseErrors = 0;
 let notReadingMs = 0;
 let notReadingSince: number | null = null;
 // The stream flows as soon as its data listener is attached: start "reading" so that a session
@@ -74,104 +69,12 @@ const outbox = new Outbox({
     if (config.overloadPolicy === 'terminate') void stop('overload');
     return false;
   },
-  onSeal: (chunk) => {
-    // The line still arriving began in a chunk that leaves with a batch: keep a copy of its part.
-    const first = pending[0];
-    if (first?.chunk === chunk) {
-      const copy = Buffer.allocUnsafeSlow(first.end - first.start);
-      chunk.copy(copy, 0, first.start, first.end);
-      pending[0] = { chunk: copy, start: 0, end: copy.length };
-    }
-  },
+  onSeal: (chunk) => stdout.sealed(chunk),
 });
 
-const classifier = new LineClassifier();
-/** Whether the chunk being split is valid UTF-8 as a whole (then so is every line inside it). */
-let chunkUtf8 = false;
-/** The pieces of the line that spans chunks, so far. */
-let pending: Piece[] = [];
-
-function count(c: Classified): void {
-  if (c.kind === 'parse-error' || c.kind === 'empty') parseErrors += 1;
-}
-
-/** The first `length` bytes of a line's pieces, in one buffer. */
-function joinPieces(pieces: readonly Piece[], length: number): Buffer {
-  const out = Buffer.allocUnsafe(length);
-  let at = 0;
-  for (const p of pieces) {
-    const n = Math.min(p.end - p.start, length - at);
-    if (n <= 0) break;
-    p.chunk.copy(out, at, p.start, p.start + n);
-    at += n;
-  }
-  return out;
-}
-
-/** The lines that lie whole in the chunk being split: classified together once it is split. */
-const inChunk = {
-  n: 0,
-  starts: new Int32Array(1024),
-  ends: new Int32Array(1024),
-  offsets: new Float64Array(1024),
-  add(start: number, end: number, offset: number): void {
-    if (this.n === this.starts.length) {
-      const grow = <T extends Int32Array | Float64Array>(a: T): T => {
-        const b = new (a.constructor as new (n: number) => T)(a.length * 2);
-        b.set(a);
-        return b;
-      };
-      this.starts = grow(this.starts);
-      this.ends = grow(this.ends);
-      this.offsets = grow(this.offsets);
-    }
-    this.starts[this.n] = start;
-    this.ends[this.n] = end;
-    this.offsets[this.n] = offset;
-    this.n += 1;
-  },
-};
-
-/** Classifies the chunk's whole lines in one pass and hands them to the outbox, in order. */
-function takeLines(chunk: Buffer): void {
-  const { n, starts, ends, offsets } = inChunk;
-  if (n === 0) return;
-  inChunk.n = 0;
-  classifier.classifyLines(chunk, starts, ends, n, chunkUtf8, (i, c, id) => {
-    if (c !== null) count(c);
-    outbox.addLine(c, chunk, starts[i], ends[i], offsets[i], chunkAt, id);
-  });
-}
-
-// All frames of one chunk share its arrival time (`chunkAt`), read once per chunk.
-const framer = createLineSplitter(config.maxFrameBytes, {
-  line(_chunk, start, end, offset) {
-    inChunk.add(start, end, offset);
-  },
-  partial(chunk, start) {
-    if (pending.length === 0) classifier.begin();
-    pending.push({ chunk, start, end: chunk.length });
-    // Validated while it streams in: nothing is left to do for a 64 MiB line at its newline.
-    classifier.piece(start === 0 ? chunk : chunk.subarray(start), chunkUtf8);
-  },
-  lineEnd(chunk, end, length, offset) {
-    if (end > 0) {
-      classifier.piece(chunk.subarray(0, end), chunkUtf8);
-      pending.push({ chunk, start: 0, end });
-    }
-    // The pieces are still all here (a first piece whose chunk left was copied by onSeal): the
-    // classifier may want them joined, for an exact parse error or an over-long member.
-    const parts = pending;
-    const c = classifier.end(length, () => joinPieces(parts, length));
-    count(c);
-    outbox.addSpanning(c, pending, length, offset, chunkAt);
-    pending = [];
-  },
-  oversize(info) {
-    if (info.phase === 'start') pending = [];
-    post({ type: 'oversize', ...info, t: now() });
-    if (info.phase === 'start' && config.onOversize === 'terminate') void stop('oversize');
-  },
+const stdout = new StdoutReader(config.maxFrameBytes, outbox, (info) => {
+  post({ type: 'oversize', ...info, t: now() });
+  if (info.phase === 'start' && config.onOversize === 'terminate') void stop('oversize');
 });
 
 let runner: ChildRunner | null = null;
@@ -204,17 +107,14 @@ function attach(r: ChildRunner): void {
     finish(null);
   });
   child.stdout.on('data', (chunk: Buffer) => {
-    chunkAt = now();
-    lastStdoutByteAt = chunkAt;
-    chunkUtf8 = isUtf8(chunk);
-    framer.push(chunk);
-    takeLines(chunk);
+    lastStdoutByteAt = now();
+    stdout.push(chunk, lastStdoutByteAt);
     if (readerMode === 'naive' && !stopping) applyReading();
     scheduleFlush();
   });
   child.stdout.on('end', () => {
     stdoutEnded = true;
-    const partialBytes = framer.end();
+    const partialBytes = stdout.end();
     post({ type: 'stdout-end', partialBytes, t: now() });
     applyReading();
     outbox.flush();
@@ -313,7 +213,7 @@ function scheduleFlush(): void {
 }
 
 function counters(): WorkerCounters {
-  const s = framer.stats;
+  const s = stdout.stats;
   return {
     t: now(),
     stdoutBytes: s.bytesIn,
@@ -321,7 +221,7 @@ function counters(): WorkerCounters {
     lineBytes: s.lineBytes,
     frames: s.frames,
     largestFrameBytes: s.largestFrameBytes,
-    parseErrors,
+    parseErrors: stdout.parseErrors,
     oversizeFrames: s.oversizeFrames,
     pendingBytes: s.pendingBytes,
     partialBytesAtEof: s.partialBytesAtEof,
@@ -374,7 +274,7 @@ function finish(exit: ExitInfo | null): void {
     // The ladder abandoned a stdout still held outside our group: the line in progress is
     // partial at "EOF" all the same (the byte invariant and truncated-at-exit rely on it).
     stdoutEnded = true;
-    post({ type: 'stdout-end', partialBytes: framer.end(), t: now() });
+    post({ type: 'stdout-end', partialBytes: stdout.end(), t: now() });
   }
   // Everything still spilled goes now, credits or not: nothing is lost silently.
   outbox.releaseAll();
@@ -397,7 +297,7 @@ port.on('message', (msg: ToWorker) => {
     case 'limits':
       if (msg.maxFrameBytes !== undefined) {
         config.maxFrameBytes = msg.maxFrameBytes;
-        framer.setMaxFrameBytes(msg.maxFrameBytes);
+        stdout.setMaxFrameBytes(msg.maxFrameBytes);
       }
       if (msg.onOversize !== undefined) config.onOversize = msg.onOversize;
       if (msg.overloadPolicy !== undefined) {

@@ -1,0 +1,126 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { type Classified, classifyFrameByParse } from '../engine/classify.js';
+import { ChunkReader, type FrameBytes } from '../engine/frame-bytes.js';
+import { decodeFrames } from '../engine/frame-codec.js';
+import { Outbox } from './outbox.js';
+import { StdoutReader } from './stdout-reader.js';
+
+// The worker's stdout path in one thread: StdoutReader → Outbox → a structured-clone "post" that
+// really transfers (detaches) every chunk, as postMessage does → main's decoding. Whatever the
+// chunking, the credits and the flush timing, main must get every line, in order, with its exact
+// bytes and JSON.parse's classification; the byte invariant must hold; no buffer may be used
+// after it left, or leave twice (structuredClone throws on both).
+
+interface Received {
+  offset: number;
+  bytes: FrameBytes;
+  c: Classified;
+}
+
+function toClassified(f: ReturnType<typeof decodeFrames<FrameBytes>>[number]): Classified {
+  const { offset: _o, bytes: _b, start: _s, t: _t, data: _d, ...c } = f;
+  for (const k of Object.keys(c) as (keyof typeof c)[]) if (c[k] === undefined) delete c[k];
+  return c as Classified;
+}
+
+function pipe(chunks: Buffer[], creditFrames: number, creditBytes: number, flushEvery: number) {
+  const received: Received[] = [];
+  let outstanding: [number, number][] = [];
+  const outbox = new Outbox({
+    creditFrames,
+    creditBytes,
+    spillMaxBytes: 1 << 30,
+    now: () => 0,
+    post: ({ metas, buffers, transfer }) => {
+      const msg = structuredClone({ metas, buffers }, { transfer });
+      const reader = new ChunkReader(msg.buffers);
+      let bytes = 0;
+      for (const f of decodeFrames(msg.metas, (s, n) => reader.read(s, n))) {
+        received.push({ offset: f.offset, bytes: f.data, c: toClassified(f) });
+        bytes += f.bytes;
+      }
+      outstanding.push([msg.metas.n, bytes]);
+    },
+    onOverload: () => true,
+    onSeal: (chunk) => stdout.sealed(chunk),
+  });
+  const stdout = new StdoutReader(1 << 20, outbox, () => {});
+  chunks.forEach((chunk, i) => {
+    stdout.push(chunk, i);
+    if (i % flushEvery === 0) {
+      // Main consumed what it had: credits come back, then the worker flushes again.
+      for (const [f, b] of outstanding) outbox.credit(f, b);
+      outstanding = [];
+      outbox.flush();
+    }
+  });
+  const partial = stdout.end();
+  outbox.releaseAll();
+  return { received, partial, stats: stdout.stats, parseErrors: stdout.parseErrors };
+}
+
+/** Pipe reads own their ArrayBuffer: so do these. */
+function own(b: Buffer): Buffer {
+  const c = Buffer.allocUnsafeSlow(b.length);
+  b.copy(c);
+  return c;
+}
+
+const line = fc.oneof(
+  fc.jsonValue({ maxDepth: 3 }).map((v) => JSON.stringify(v)),
+  fc
+    .record({ id: fc.nat(), text: fc.string({ unit: 'grapheme', maxLength: 300 }) })
+    .map(({ id, text }) => JSON.stringify({ jsonrpc: '2.0', id, result: { text } })),
+  fc
+    .record({ id: fc.oneof(fc.string(), fc.nat()), method: fc.constantFrom('ping', 'x/y') })
+    .map((m) => JSON.stringify({ jsonrpc: '2.0', ...m })),
+  fc.constantFrom('', 'Server starting...', '{"jsonrpc":"2.0","id":1,"result":}', '\ufeff{}'),
+  fc
+    .nat({ max: 300_000 })
+    .map((n) => JSON.stringify({ jsonrpc: '2.0', id: 9, result: 'x'.repeat(n) })),
+);
+
+describe('StdoutReader → Outbox → main, with real transfers', () => {
+  it('every line arrives once, in order, exact, classified as JSON.parse would', () => {
+    fc.assert(
+      fc.property(
+        fc.array(line, { maxLength: 30 }),
+        fc.array(fc.integer({ min: 1, max: 70_000 }), { minLength: 1, maxLength: 12 }),
+        fc.boolean(),
+        fc.integer({ min: 1, max: 2000 }),
+        fc.integer({ min: 1, max: 4 }),
+        fc.boolean(),
+        (lines, sizes, crlf, creditFrames, flushEvery, tail) => {
+          const eol = crlf ? '\r\n' : '\n';
+          const stream = Buffer.from(
+            lines.map((l) => l + eol).join('') + (tail ? '{"partial' : ''),
+          );
+          const chunks: Buffer[] = [];
+          for (let at = 0, k = 0; at < stream.length; k++) {
+            const n = sizes[k % sizes.length];
+            chunks.push(own(stream.subarray(at, at + n)));
+            at += n;
+          }
+          const out = pipe(chunks, creditFrames, 1 << 20, flushEvery);
+          const want = lines.map((l) => Buffer.from(l));
+          expect(out.received.map((r) => Buffer.from(r.bytes.subarray()).toString())).toEqual(
+            lines,
+          );
+          expect(out.received.map((r) => r.c)).toEqual(want.map((b) => classifyFrameByParse(b)));
+          let offset = 0;
+          for (const [i, r] of out.received.entries()) {
+            expect(r.offset).toBe(offset);
+            offset += want[i].length + eol.length;
+          }
+          // The byte invariant: every byte is a line's (with its newline) or the partial tail.
+          expect(out.stats.bytesIn).toBe(out.stats.lineBytes + out.partial);
+          expect(out.partial).toBe(tail ? 9 : 0);
+          const notJson = out.received.filter((r) => ['parse-error', 'empty'].includes(r.c.kind));
+          expect(out.parseErrors).toBe(notJson.length);
+        },
+      ),
+      { numRuns: 150 },
+    );
+  });
+});

@@ -1,0 +1,152 @@
+/**
+ * Stdout reader: the server's stdout, chunk by chunk, into classified frames in the outbox.
+ *
+ * Owns: the line splitter (framing by bytes, the limit), the line classifier, the line still
+ * arriving (its pieces) and the whole lines of the chunk being split. Fed by: the transport
+ * worker (`push` per pipe read, `end` at EOF, `sealed` from the outbox). Listens: the outbox
+ * gets every frame in stream order; `onOversize` hears about lines over the limit.
+ *
+ * A chunk's whole lines are classified together once the chunk is split (one call into the
+ * WebAssembly scanner for ~300 small frames); a line that spans chunks is validated piece by
+ * piece as it arrives, so a 64 MiB frame is done when its newline comes.
+ */
+import { isUtf8 } from 'node:buffer';
+import type { Classified } from '../engine/classify.js';
+import { createLineSplitter, type FramerStats, type OversizeInfo } from '../engine/framer.js';
+import { LineClassifier } from '../engine/line-classifier.js';
+import type { Outbox, Piece } from './outbox.js';
+
+/** The first `length` bytes of a line's pieces, in one buffer. */
+function joinPieces(pieces: readonly Piece[], length: number): Buffer {
+  const out = Buffer.allocUnsafe(length);
+  let at = 0;
+  for (const p of pieces) {
+    const n = Math.min(p.end - p.start, length - at);
+    if (n <= 0) break;
+    p.chunk.copy(out, at, p.start, p.start + n);
+    at += n;
+  }
+  return out;
+}
+
+/** Positions of the whole lines of one chunk (growable columns). */
+class LineSpans {
+  n = 0;
+  starts = new Int32Array(1024);
+  ends = new Int32Array(1024);
+  offsets = new Float64Array(1024);
+
+  add(start: number, end: number, offset: number): void {
+    if (this.n === this.starts.length) {
+      const more = this.n * 2;
+      const starts = new Int32Array(more);
+      const ends = new Int32Array(more);
+      const offsets = new Float64Array(more);
+      starts.set(this.starts);
+      ends.set(this.ends);
+      offsets.set(this.offsets);
+      this.starts = starts;
+      this.ends = ends;
+      this.offsets = offsets;
+    }
+    this.starts[this.n] = start;
+    this.ends[this.n] = end;
+    this.offsets[this.n] = offset;
+    this.n += 1;
+  }
+}
+
+export class StdoutReader {
+  /** Lines that were not JSON (parse errors and empty lines). */
+  parseErrors = 0;
+  private readonly classifier = new LineClassifier();
+  private readonly splitter;
+  private readonly spans = new LineSpans();
+  /** The pieces of the line that spans chunks, so far. */
+  private pending: Piece[] = [];
+  /** Arrival time of the chunk being split (all its frames share it). */
+  private chunkAt = 0;
+  /** Whether that chunk is valid UTF-8 as a whole (then so is every line inside it). */
+  private chunkUtf8 = false;
+
+  constructor(
+    maxFrameBytes: number,
+    private readonly outbox: Outbox,
+    onOversize: (info: OversizeInfo) => void,
+  ) {
+    this.splitter = createLineSplitter(maxFrameBytes, {
+      line: (_chunk, start, end, offset) => this.spans.add(start, end, offset),
+      partial: (chunk, start) => {
+        if (this.pending.length === 0) this.classifier.begin();
+        this.pending.push({ chunk, start, end: chunk.length });
+        this.classifier.piece(start === 0 ? chunk : chunk.subarray(start), this.chunkUtf8);
+      },
+      lineEnd: (chunk, end, length, offset) => this.lineEnd(chunk, end, length, offset),
+      oversize: (info) => {
+        if (info.phase === 'start') this.pending = [];
+        onOversize(info);
+      },
+    });
+  }
+
+  get stats(): Readonly<FramerStats> {
+    return this.splitter.stats;
+  }
+
+  setMaxFrameBytes(n: number): void {
+    this.splitter.setMaxFrameBytes(n);
+  }
+
+  /** One pipe read, arrived at `t` (session clock). */
+  push(chunk: Buffer, t: number): void {
+    this.chunkAt = t;
+    this.chunkUtf8 = isUtf8(chunk);
+    this.splitter.push(chunk);
+    this.takeLines(chunk);
+  }
+
+  /** Stdout ended (or was abandoned): the bytes of an unterminated last line. */
+  end(): number {
+    return this.splitter.end();
+  }
+
+  /** The outbox sealed a batch ending with `chunk`, which will leave the thread with it: the
+   *  line still arriving may have begun in it, so its part is copied. */
+  sealed(chunk: Buffer): void {
+    const first = this.pending[0];
+    if (first?.chunk !== chunk) return;
+    const copy = Buffer.allocUnsafeSlow(first.end - first.start);
+    chunk.copy(copy, 0, first.start, first.end);
+    this.pending[0] = { chunk: copy, start: 0, end: copy.length };
+  }
+
+  private count(c: Classified): void {
+    if (c.kind === 'parse-error' || c.kind === 'empty') this.parseErrors += 1;
+  }
+
+  private lineEnd(chunk: Buffer, end: number, length: number, offset: number): void {
+    const pieces = this.pending;
+    if (end > 0) {
+      this.classifier.piece(chunk.subarray(0, end), this.chunkUtf8);
+      pieces.push({ chunk, start: 0, end });
+    }
+    // The pieces are all still here (a first piece whose chunk left was copied by `sealed`): the
+    // classifier may want them joined, for an exact parse error or an over-long member.
+    const c = this.classifier.end(length, () => joinPieces(pieces, length));
+    this.count(c);
+    this.outbox.addSpanning(c, pieces, length, offset, this.chunkAt);
+    this.pending = [];
+  }
+
+  /** Classifies the chunk's whole lines in one pass and hands them to the outbox, in order. */
+  private takeLines(chunk: Buffer): void {
+    const { n, starts, ends, offsets } = this.spans;
+    if (n === 0) return;
+    this.spans.n = 0;
+    const t = this.chunkAt;
+    this.classifier.classifyLines(chunk, starts, ends, n, this.chunkUtf8, (i, c, id) => {
+      if (c !== null) this.count(c);
+      this.outbox.addLine(c, chunk, starts[i], ends[i], offsets[i], t, id);
+    });
+  }
+}
