@@ -121,9 +121,19 @@ export class Outbox {
   longestWaitMs = 0;
   private waitingSince: number | null = null;
 
+  /**
+   * Frames a batch takes before it is sealed (between chunks): at most a quarter of the frame
+   * credit, so that batches in flight leave room for the next whole one. Credits come back a
+   * batch at a time; a batch bigger than what is left would have to be cut (a copy and one
+   * more message each time): with 8192 credits and 8192-frame batches, a flood of small frames
+   * cut almost every batch.
+   */
+  private readonly batchFrames: number;
+
   constructor(private readonly opts: OutboxOptions) {
     this.availFrames = opts.creditFrames;
     this.availBytes = opts.creditBytes;
+    this.batchFrames = Math.max(1, Math.min(BATCH_FRAMES, Math.floor(opts.creditFrames / 4)));
   }
 
   /** Frames posted to main and not yet credited back. */
@@ -165,7 +175,7 @@ export class Outbox {
    *  while it ends with this chunk: a chunk belongs to one batch). */
   private batchFor(chunk: Buffer): Batch {
     let b = this.open;
-    if (b !== null && b.last !== chunk && (b.n >= BATCH_FRAMES || b.size >= BATCH_BYTES)) {
+    if (b !== null && b.last !== chunk && (b.n >= this.batchFrames || b.size >= BATCH_BYTES)) {
       this.seal();
       b = null;
     }
