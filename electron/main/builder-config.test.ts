@@ -181,6 +181,16 @@ describe.skipIf(!built)('asarUnpack covers the run-time closure (needs `npm run 
       .filter((rel) => !prefixes.some((prefix) => rel.startsWith(prefix)));
     expect(missing).toEqual([]);
   });
+
+  it('the JSON scanner the worker reads from disk (not an import) is unpacked and packed', () => {
+    const wasm = 'dist/electron/engine/json-scan.wasm';
+    expect(existsSync(path.join(ROOT, wasm))).toBe(true);
+    const prefixes = asarUnpack.map((p) => p.slice(0, -'**'.length));
+    expect(prefixes.some((prefix) => wasm.startsWith(prefix))).toBe(true);
+    const packed = (config.files as { filter: string[] }[]).flatMap((f) => f.filter);
+    expect(packed).toContain('dist/**/*');
+    expect(packed.filter((f) => f.startsWith('!')).some((f) => /wasm/.test(f))).toBe(false);
+  });
 });
 if (!built)
   console.warn('builder-config: dist/ is not built; skipped the asarUnpack closure check');
