@@ -78,6 +78,29 @@ export interface LineSink {
    *  the last byte of the last piece or, when that piece is empty, of the last partial. */
   lineEnd(chunk: Buffer, end: number, length: number, offset: number): void;
   oversize?(info: OversizeInfo): void;
+  /**
+   * Optional: the whole lines of a chunk in one run, chunk[start, end) (each ending in \n, `end`
+   * just after the last), starting at stream offset `offset`, instead of one `line` call each.
+   * The sink splits them itself and reports every line to `tally`, in order: its bytes without
+   * \r\n when it is within `limit`, or as over the limit. (The transport worker splits and
+   * scans a chunk's small frames in one WebAssembly call.)
+   */
+  region?(
+    chunk: Buffer,
+    start: number,
+    end: number,
+    offset: number,
+    limit: number,
+    tally: RegionTally,
+  ): void;
+}
+
+/** What a sink that takes `region`s reports of each line in one. */
+export interface RegionTally {
+  /** A line within the limit, of `bytes` bytes without \r\n. */
+  line(bytes: number): void;
+  /** A line over the limit at stream offset `offset`, `bytes` long without its \n. */
+  over(offset: number, bytes: number): void;
 }
 
 export type LineSplitter = Framer;
@@ -118,6 +141,19 @@ export function createLineSplitter(maxFrameBytes: number, sink: LineSink): LineS
     return true;
   }
 
+  const tally: RegionTally = {
+    line(bytes) {
+      stats.frames += 1;
+      if (bytes > stats.largestFrameBytes) stats.largestFrameBytes = bytes;
+    },
+    over(offset, bytes) {
+      stats.oversizeFrames += 1;
+      const info = { offset, bytes, limit: maxFrameBytes, atEof: false };
+      sink.oversize?.({ phase: 'start', ...info });
+      sink.oversize?.({ phase: 'end', ...info });
+    },
+  };
+
   function push(chunk: Buffer): void {
     if (ended) throw new Error('framer: push after end');
     const n = chunk.length;
@@ -126,6 +162,17 @@ export function createLineSplitter(maxFrameBytes: number, sink: LineSink): LineS
     stats.bytesIn += n;
     let pos = 0;
     while (pos < n) {
+      if (sink.region && stats.pendingBytes === 0 && !discarding) {
+        // Between lines: the chunk's whole lines go to the sink in one run.
+        const last = chunk.lastIndexOf(LF);
+        if (last >= pos) {
+          sink.region(chunk, pos, last + 1, chunkOffset + pos, maxFrameBytes, tally);
+          stats.lineBytes += last + 1 - pos;
+          pos = last + 1;
+          lineStart = chunkOffset + pos;
+          continue;
+        }
+      }
       const nl = chunk.indexOf(LF, pos);
       if (nl === -1) {
         // The rest of the chunk belongs to a line still being written.

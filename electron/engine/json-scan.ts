@@ -58,6 +58,8 @@ interface Exports {
   feed(p: number, n: number, streaming: number): number;
   finish(): number;
   scanLines(n: number): void;
+  splitScan(from: number, to: number, maxLen: number): number;
+  splitStop(): number;
   input(): number;
   inputMax(): number;
   linesAt(): number;
@@ -273,12 +275,16 @@ export class LineBatch implements Scanned {
   readonly maxBytes: number;
   /** The instance holding the last scan's rows (borrowed from the pool until `release`). */
   private inst: Instance | null = null;
-  /** The memory as i32 slots and as bytes, taken after each scan (the module may grow it). */
+  /** The memory as i32 slots, f64 slots and bytes, taken after each scan (the module may grow
+   *  it). */
   s: Int32Array = new Int32Array(0);
+  private f64: Float64Array = new Float64Array(0);
   u8: Uint8Array = new Uint8Array(0);
   /** Slot index of the selected row. */
   base = 0;
   private out = 0;
+  /** The chunk whose bytes are in the borrowed instance's input now. */
+  private loaded: Uint8Array | null = null;
 
   constructor() {
     const probe = acquire();
@@ -300,8 +306,37 @@ export class LineBatch implements Scanned {
       slots[at++] = ends[i];
     }
     inst.ex.scanLines(n);
+    this.loaded = null;
+    this.views(inst);
+  }
+
+  /**
+   * Splits chunk[from, to) — whole lines, each ending in \n — into lines and scans them, in one
+   * call (chunk.length <= maxBytes). Returns the rows written (line k of the run is row k; at
+   * most maxLines) and where it stopped, `to` once all is done. A line longer than `maxLen`
+   * (one \r left out) is not scanned: `oversize()` is true for its row.
+   */
+  split(
+    chunk: Uint8Array,
+    from: number,
+    to: number,
+    maxLen: number,
+  ): { rows: number; stop: number } {
+    this.inst ??= acquire();
+    const inst = this.inst;
+    if (this.loaded !== chunk) {
+      inst.bytes().set(chunk, inst.input);
+      this.loaded = chunk;
+    }
+    const rows = inst.ex.splitScan(from, to, Math.min(maxLen, 0x7fffffff));
+    this.views(inst);
+    return { rows, stop: inst.ex.splitStop() };
+  }
+
+  private views(inst: Instance): void {
     this.s = inst.slots();
     this.u8 = inst.bytes();
+    if (this.f64.buffer !== this.s.buffer) this.f64 = new Float64Array(this.s.buffer);
     this.out = inst.ex.outAt() >> 2;
   }
 
@@ -309,6 +344,32 @@ export class LineBatch implements Scanned {
   release(): void {
     if (this.inst !== null) release(this.inst);
     this.inst = null;
+    this.loaded = null;
+  }
+
+  /** Where the selected row's line starts and ends in its chunk (one \r left out). */
+  lineStart(): number {
+    return this.s[this.base + 20];
+  }
+
+  lineEnd(): number {
+    return this.s[this.base + 21];
+  }
+
+  /** The selected line was over the length limit (not scanned); `rawLength()` is its length
+   *  without the \n (a \r included). */
+  oversize(): boolean {
+    return this.s[this.base] === 2;
+  }
+
+  rawLength(): number {
+    return this.s[this.base + 3];
+  }
+
+  /** The id of the selected line if it is a plain response (numeric id, plain "2.0", result,
+   *  no error), else -1: the bulk of a flood, read without building anything. */
+  plainId(): number {
+    return this.f64[(this.base + 22) >> 1];
   }
 
   /** Selects line i's results; returns whether the line was valid JSON. */

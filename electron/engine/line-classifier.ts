@@ -136,36 +136,6 @@ function classifyScanned(sc: Scanned, frameBytes: number): Classified | null {
   return { kind: 'invalid', problem: 'neither a request, a notification nor a response' };
 }
 
-const RESPONSE_MEMBERS = (1 << FIELD.jsonrpc) | (1 << FIELD.id) | (1 << FIELD.result);
-const REQUEST_MEMBERS = (1 << FIELD.method) | (1 << FIELD.error);
-
-/**
- * The bulk of any flood, read straight off the batch row: a response with `"jsonrpc":"2.0"`
- * spelled plainly, a non-negative integer id of up to 15 digits, a result and no error. Returns
- * the id, or -1 when the line is anything else (it goes the general way, classifyScanned).
- */
-function plainResponseId(b: LineBatch): number {
-  const s = b.s;
-  const r = b.base;
-  const present = s[r + 2];
-  if (s[r + 1] !== 1 || (present & RESPONSE_MEMBERS) !== RESPONSE_MEMBERS) return -1;
-  if ((present & REQUEST_MEMBERS) !== 0) return -1;
-  const u8 = b.u8;
-  const v = s[r + 6 + 2 * FIELD.jsonrpc];
-  if (s[r + 7 + 2 * FIELD.jsonrpc] !== 5) return -1;
-  if (u8[v + 1] !== 0x32 || u8[v + 2] !== 0x2e || u8[v + 3] !== 0x30 || u8[v] !== 0x22) return -1;
-  const idAt = s[r + 6 + 2 * FIELD.id];
-  const idLen = s[r + 7 + 2 * FIELD.id];
-  if (idLen < 1 || idLen > 15) return -1;
-  let id = 0;
-  for (let k = idAt; k < idAt + idLen; k++) {
-    const d = u8[k] - 0x30;
-    if (d < 0 || d > 9) return -1;
-    id = id * 10 + d;
-  }
-  return id;
-}
-
 /** JSON.parse's answer for a whole line (the exact wording of its errors, or a member too
  *  long for the scanner to keep). */
 function byParse(buf: Uint8Array, start: number, n: number): Classified {
@@ -229,7 +199,7 @@ export class LineClassifier {
       else if (!utf8Known && !isUtf8(new Uint8Array(chunk.buffer, chunk.byteOffset + start, len))) {
         c = { kind: 'parse-error', problem: 'not valid UTF-8' };
       } else if (b.row(i - from)) {
-        const id = plainResponseId(b);
+        const id = b.plainId();
         if (id >= 0) {
           each(i, null, id);
           continue;
@@ -240,6 +210,64 @@ export class LineClassifier {
       }
       each(i, c, 0);
     }
+  }
+
+  /**
+   * Splits and classifies the whole lines of chunk[from, to) (each ending in \n) in one pass —
+   * the worker's small frames, framing included — and hands each to `each` in order with its
+   * start and end in the chunk (one \r left out): `c` its classification, or null for a plain
+   * response with the numeric id `id`; `over` >= 0 (c null too) when it is longer than `limit`:
+   * its length without the \n. Returns false, having done nothing, when the chunk is too large
+   * for one pass.
+   */
+  classifyRegion(
+    chunk: Uint8Array,
+    from: number,
+    to: number,
+    limit: number,
+    utf8Known: boolean,
+    each: (start: number, end: number, c: Classified | null, id: number, over: number) => void,
+  ): boolean {
+    const b = this.batch;
+    if (chunk.length > b.maxBytes) return false;
+    try {
+      for (let at = from; at < to; ) {
+        const { rows, stop } = b.split(chunk, at, to, limit);
+        for (let r = 0; r < rows; r++) {
+          const valid = b.row(r);
+          const start = b.lineStart();
+          const end = b.lineEnd();
+          const len = end - start;
+          if (b.oversize()) {
+            each(start, end, null, 0, b.rawLength());
+            continue;
+          }
+          let c: Classified;
+          if (len === 0) c = { kind: 'empty', problem: 'empty line' };
+          else if (
+            !utf8Known &&
+            !isUtf8(new Uint8Array(chunk.buffer, chunk.byteOffset + start, len))
+          ) {
+            c = { kind: 'parse-error', problem: 'not valid UTF-8' };
+          } else if (valid) {
+            const id = b.plainId();
+            if (id >= 0) {
+              each(start, end, null, id, -1);
+              continue;
+            }
+            c = classifyScanned(b, len) ?? byParse(chunk, start, len);
+          } else {
+            c = len <= EXACT_MESSAGE_BYTES ? byParse(chunk, start, len) : parseError(b.error());
+          }
+          each(start, end, c, 0, -1);
+        }
+        if (stop <= at) break; // cannot happen: every run holds a whole line
+        at = stop;
+      }
+    } finally {
+      b.release();
+    }
+    return true;
   }
 
   /** Classifies a whole line (no \r\n). */

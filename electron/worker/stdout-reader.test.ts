@@ -24,8 +24,15 @@ function toClassified(f: ReturnType<typeof decodeFrames<FrameBytes>>[number]): C
   return c as Classified;
 }
 
-function pipe(chunks: Buffer[], creditFrames: number, creditBytes: number, flushEvery: number) {
+function pipe(
+  chunks: Buffer[],
+  creditFrames: number,
+  creditBytes: number,
+  flushEvery: number,
+  maxFrameBytes = 1 << 20,
+) {
   const received: Received[] = [];
+  const oversize: number[] = [];
   let outstanding: [number, number][] = [];
   const outbox = new Outbox({
     creditFrames,
@@ -45,7 +52,9 @@ function pipe(chunks: Buffer[], creditFrames: number, creditBytes: number, flush
     onOverload: () => true,
     onSeal: (chunk) => stdout.sealed(chunk),
   });
-  const stdout = new StdoutReader(1 << 20, outbox, () => {});
+  const stdout = new StdoutReader(maxFrameBytes, outbox, (info) => {
+    if (info.phase === 'start') oversize.push(info.offset);
+  });
   chunks.forEach((chunk, i) => {
     stdout.push(chunk, i);
     if (i % flushEvery === 0) {
@@ -57,7 +66,7 @@ function pipe(chunks: Buffer[], creditFrames: number, creditBytes: number, flush
   });
   const partial = stdout.end();
   outbox.releaseAll();
-  return { received, partial, stats: stdout.stats, parseErrors: stdout.parseErrors };
+  return { received, oversize, partial, stats: stdout.stats, parseErrors: stdout.parseErrors };
 }
 
 /** Pipe reads own their ArrayBuffer: so do these. */
@@ -121,6 +130,50 @@ describe('StdoutReader → Outbox → main, with real transfers', () => {
         },
       ),
       { numRuns: 150 },
+    );
+  });
+
+  it('lines over the limit are reported, not delivered, whether whole in a chunk or not', () => {
+    fc.assert(
+      fc.property(
+        fc.array(line, { maxLength: 30 }),
+        fc.array(fc.integer({ min: 1, max: 5000 }), { minLength: 1, maxLength: 8 }),
+        fc.integer({ min: 1, max: 400 }),
+        fc.boolean(),
+        (lines, sizes, limit, oneHugeChunk) => {
+          const stream = Buffer.from(lines.map((l) => `${l}\n`).join(''));
+          const chunks: Buffer[] = [];
+          if (oneHugeChunk) {
+            // Over the scanner's 2 MiB input: the reader splits that one itself.
+            chunks.push(own(Buffer.concat([stream, Buffer.from(`${'x'.repeat(3 << 20)}\n`)])));
+          } else {
+            for (let at = 0, k = 0; at < stream.length; k++) {
+              chunks.push(own(stream.subarray(at, at + sizes[k % sizes.length])));
+              at += sizes[k % sizes.length];
+            }
+          }
+          const out = pipe(chunks, 1000, 1 << 30, 1, limit);
+          const all = oneHugeChunk ? [...lines, 'x'.repeat(3 << 20)] : lines;
+          const within = all.filter((l) => Buffer.byteLength(l) <= limit);
+          expect(out.received.map((r) => Buffer.from(r.bytes.subarray()).toString())).toEqual(
+            within,
+          );
+          expect(out.received.map((r) => r.c)).toEqual(
+            within.map((l) => classifyFrameByParse(Buffer.from(l))),
+          );
+          const over: number[] = [];
+          let offset = 0;
+          for (const l of all) {
+            if (Buffer.byteLength(l) > limit) over.push(offset);
+            offset += Buffer.byteLength(l) + 1;
+          }
+          expect(out.oversize).toEqual(over);
+          expect(out.stats.oversizeFrames).toBe(over.length);
+          expect(out.stats.frames).toBe(within.length);
+          expect(out.stats.bytesIn).toBe(out.stats.lineBytes + out.partial);
+        },
+      ),
+      { numRuns: 60 },
     );
   });
 });

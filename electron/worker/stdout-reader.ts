@@ -12,7 +12,12 @@
  */
 import { isUtf8 } from 'node:buffer';
 import type { Classified } from '../engine/classify.js';
-import { createLineSplitter, type FramerStats, type OversizeInfo } from '../engine/framer.js';
+import {
+  createLineSplitter,
+  type FramerStats,
+  type OversizeInfo,
+  type RegionTally,
+} from '../engine/framer.js';
 import { LineClassifier } from '../engine/line-classifier.js';
 import type { Outbox, Piece } from './outbox.js';
 
@@ -82,6 +87,8 @@ export class StdoutReader {
         this.classifier.piece(start === 0 ? chunk : chunk.subarray(start), this.chunkUtf8);
       },
       lineEnd: (chunk, end, length, offset) => this.lineEnd(chunk, end, length, offset),
+      region: (chunk, start, end, offset, limit, tally) =>
+        this.region(chunk, start, end, offset, limit, tally),
       oversize: (info) => {
         if (info.phase === 'start') this.pending = [];
         onOversize(info);
@@ -136,6 +143,45 @@ export class StdoutReader {
     this.count(c);
     this.outbox.addSpanning(c, pieces, length, offset, this.chunkAt);
     this.pending = [];
+  }
+
+  /** The chunk's whole lines, split and classified in one call into the scanner. */
+  private region(
+    chunk: Buffer,
+    from: number,
+    to: number,
+    offset: number,
+    limit: number,
+    tally: RegionTally,
+  ): void {
+    const t = this.chunkAt;
+    const done = this.classifier.classifyRegion(
+      chunk,
+      from,
+      to,
+      limit,
+      this.chunkUtf8,
+      (start, end, c, id, over) => {
+        const at = offset + (start - from);
+        if (over >= 0) return tally.over(at, over);
+        tally.line(end - start);
+        if (c !== null) this.count(c);
+        this.outbox.addLine(c, chunk, start, end, at, t, id);
+      },
+    );
+    if (done) return;
+    // A chunk too large for one pass (never a pipe read): split here, classify line by line.
+    for (let pos = from; pos < to; ) {
+      const nl = chunk.indexOf(0x0a, pos);
+      const end = nl > pos && chunk[nl - 1] === 0x0d ? nl - 1 : nl;
+      const at = offset + (pos - from);
+      if (end - pos > limit) tally.over(at, nl - pos);
+      else {
+        tally.line(end - pos);
+        this.spans.add(pos, end, at);
+      }
+      pos = nl + 1;
+    }
   }
 
   /** Classifies the chunk's whole lines in one pass and hands them to the outbox, in order. */
