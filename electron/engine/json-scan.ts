@@ -57,12 +57,10 @@ interface Exports {
   reset(): void;
   feed(p: number, n: number, streaming: number): number;
   finish(): number;
-  scanLines(n: number): void;
   splitScan(from: number, to: number, maxLen: number): number;
   splitStop(): number;
   input(): number;
   inputMax(): number;
-  linesAt(): number;
   linesMax(): number;
   outAt(): number;
 }
@@ -260,17 +258,18 @@ export class JsonScanner implements Scanned {
   }
 }
 
-/** i32 slots per result row (see scanLines in the module). */
+/** i32 slots per result row (see splitScan in the module). */
 const ROW = 24;
 
 /**
- * Many whole lines of one chunk scanned in a single call into the module: the transport
- * worker's small frames (a pipe chunk holds ~300 responses of 200 bytes; one call each would
- * cost more in crossings than the scanning). After `scan`, `row(i)` reads line i's results
- * (valid until the next `scan`). Has an instance of its own, apart from any line in pieces.
+ * Many whole lines of one chunk split and scanned in a single call into the module: the
+ * transport worker's small frames (a pipe chunk holds ~300 responses of 200 bytes; a call each
+ * would cost more in crossings than the scanning). After `split`, `row(k)` selects line k's
+ * results (valid until the next `split` or `release`). Borrows an instance of its own from the
+ * pool, apart from any line in pieces.
  */
 export class LineBatch implements Scanned {
-  /** Most lines one `scan` takes, and the largest chunk. */
+  /** Most rows one `split` writes, and the largest chunk it takes. */
   readonly maxLines: number;
   readonly maxBytes: number;
   /** The instance holding the last scan's rows (borrowed from the pool until `release`). */
@@ -291,23 +290,6 @@ export class LineBatch implements Scanned {
     this.maxLines = probe.ex.linesMax();
     this.maxBytes = probe.inputMax;
     release(probe);
-  }
-
-  /** Scans chunk[starts[i], ends[i]) for from <= i < from + n; row k is line from + k
-   *  (n <= maxLines, chunk.length <= maxBytes). Read the rows, then `release`. */
-  scan(chunk: Uint8Array, starts: Int32Array, ends: Int32Array, from: number, n: number): void {
-    this.inst ??= acquire();
-    const inst = this.inst;
-    inst.bytes().set(chunk, inst.input);
-    const slots = inst.slots();
-    let at = inst.ex.linesAt() >> 2;
-    for (let i = from; i < from + n; i++) {
-      slots[at++] = starts[i];
-      slots[at++] = ends[i];
-    }
-    inst.ex.scanLines(n);
-    this.loaded = null;
-    this.views(inst);
   }
 
   /**

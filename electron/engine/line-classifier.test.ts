@@ -254,37 +254,67 @@ describe('LineClassifier agrees with classifyFrameByParse', () => {
     );
   });
 
-  it('lines of one chunk classified together (the worker batch): exactly the same', () => {
+  it('whole lines of a chunk split and classified in one call (the worker way): the same', () => {
     const lc = new LineClassifier();
     const lineArb = fc.oneof(
       texts,
       fc.constant(''),
-      fc.uint8Array({ maxLength: 30 }).map((u) => Buffer.from(u).toString('latin1')),
+      fc
+        .uint8Array({ maxLength: 30 })
+        .map((u) => Buffer.from(u.filter((x) => x !== 0x0a)).toString('latin1')),
     );
     fc.assert(
-      fc.property(fc.array(lineArb, { maxLength: 40 }), fc.boolean(), (lines, rawBytes) => {
-        // Lines joined with \n into one chunk; rawBytes: some lines as arbitrary bytes.
-        const parts = lines.map((l, i) =>
-          rawBytes && i % 3 === 0 ? Buffer.from(l, 'latin1') : b(l),
-        );
-        const chunk = Buffer.concat(parts.flatMap((p) => [p, Buffer.from('\n')]));
-        const starts = new Int32Array(parts.length);
-        const ends = new Int32Array(parts.length);
-        let at = 0;
-        parts.forEach((p, i) => {
-          starts[i] = at;
-          ends[i] = at + p.length;
-          at += p.length + 1;
-        });
-        const got: Classified[] = [];
-        lc.classifyLines(chunk, starts, ends, parts.length, isUtf8(chunk), (i, c, id) => {
-          expect(i).toBe(got.length);
-          got.push(c ?? { kind: 'response', id }); // null: a plain response, id given apart
-        });
-        expect(got).toEqual(parts.map((p) => classifyFrameByParse(p)));
-      }),
+      fc.property(
+        fc.array(lineArb, { maxLength: 40 }),
+        fc.boolean(),
+        fc.boolean(),
+        fc.integer({ min: 0, max: 300 }),
+        (lines, rawBytes, crlf, limit) => {
+          // Lines joined with \n (or \r\n) into one chunk; rawBytes: some as arbitrary bytes.
+          const parts = lines.map((l, i) =>
+            rawBytes && i % 3 === 0 ? Buffer.from(l, 'latin1') : b(l),
+          );
+          const eol = Buffer.from(crlf ? '\r\n' : '\n');
+          const chunk = Buffer.concat(parts.flatMap((p) => [p, eol]));
+          const got: unknown[] = [];
+          const done = lc.classifyRegion(
+            chunk,
+            0,
+            chunk.length,
+            limit,
+            isUtf8(chunk),
+            (s, e, c, id, over) =>
+              got.push(over >= 0 ? { over, s, e } : { s, e, c: c ?? { kind: 'response', id } }),
+          );
+          expect(done).toBe(true);
+          let at = 0;
+          const want = parts.map((p) => {
+            const s = at;
+            const raw = Buffer.concat([p, eol]).subarray(0, p.length + eol.length - 1); // no \n
+            const line = raw.at(-1) === 0x0d ? raw.subarray(0, -1) : raw; // one \r left out
+            at += raw.length + 1;
+            // A line over the limit is not classified; its length is given with a \r, no \n.
+            return line.length > limit
+              ? { over: raw.length, s, e: s + line.length }
+              : { s, e: s + line.length, c: classifyFrameByParse(line) };
+          });
+          expect(got).toEqual(want);
+        },
+      ),
       { numRuns: 500 },
     );
+  });
+
+  it('a chunk with more lines than one call takes (65,536 empty lines) is done in several', () => {
+    const lc = new LineClassifier();
+    const chunk = Buffer.from('\n'.repeat(65_536));
+    let n = 0;
+    lc.classifyRegion(chunk, 0, chunk.length, 100, true, (s, e, c) => {
+      expect([s, e]).toEqual([n, n]);
+      expect(c).toEqual({ kind: 'empty', problem: 'empty line' });
+      n += 1;
+    });
+    expect(n).toBe(65_536);
   });
 
   it('lines in pieces: exactly the same, cut anywhere (even inside a character)', () => {
@@ -318,10 +348,13 @@ describe('LineClassifier agrees with classifyFrameByParse', () => {
       const cuts = [65_536, 3 * 65_536, MiB, MiB + 7];
       expect(streamed(line, cuts)).toEqual(want);
       const got: Classified[] = [];
-      lc.classifyLines(line, Int32Array.of(0), Int32Array.of(line.length), 1, true, (_i, c, id) =>
+      const chunk = Buffer.concat([line, Buffer.from('\n')]);
+      const done = lc.classifyRegion(chunk, 0, chunk.length, 1 << 30, true, (_s, _e, c, id) =>
         got.push(c ?? { kind: 'response', id }),
       );
-      expect(got).toEqual([want]);
+      // Over the module's 2 MiB input the worker classifies line by line (classifySpan above).
+      expect(got).toEqual(done ? [want] : []);
+      expect(done).toBe(chunk.length <= 2 * MiB);
     }
   });
 
@@ -331,8 +364,9 @@ describe('LineClassifier agrees with classifyFrameByParse', () => {
     const big = b(`${JSON.stringify({ jsonrpc: '2.0', id: 1, result: 'r'.repeat(3 << 20) })}\n`);
     lc.begin();
     lc.piece(line.subarray(0, 30));
-    // A chunk over the batch's 2 MiB goes line by line, and so does classify().
-    lc.classifyLines(big, Int32Array.of(0), Int32Array.of(big.length - 1), 1, true, () => {});
+    // A chunk over the batch's 2 MiB is not taken in one call: its lines go one by one.
+    expect(lc.classifyRegion(big, 0, big.length, 1 << 30, true, () => {})).toBe(false);
+    expect(lc.classifySpan(big, 0, big.length - 1, true)).toEqual({ kind: 'response', id: 1 });
     expect(lc.classify(b('{"jsonrpc":"2.0","id":2,"result":{}}'))).toEqual({
       kind: 'response',
       id: 2,

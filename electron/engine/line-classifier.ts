@@ -3,9 +3,9 @@
  * invalid JSON-RPC / parse error / empty), from its bytes, without JSON.parse on the hot path.
  *
  * Owns: JSON scanners (WebAssembly, json-scan.ts) and a UTF-8 checker. Fed by: the transport
- * worker — a chunk's whole lines at once (`classifyLines`), or a line in the pieces it arrives in
- * (`begin` / `piece` / `end`) so a large frame is validated while it streams in — and by
- * `classify` for one whole line.
+ * worker — a chunk's whole lines at once, split and scanned in one call (`classifyRegion`), or a
+ * line in the pieces it arrives in (`begin` / `piece` / `end`) so a large frame is validated while
+ * it streams in — and by `classify` / `classifySpan` for one whole line.
  *
  * The answer equals classifyFrameByParse (JSON.parse, then classifyValue; differential property
  * tests hold them together); only the wording of parse-error problems of lines over
@@ -151,68 +151,6 @@ export class LineClassifier {
   private readonly batch = new LineBatch();
 
   /**
-   * Classifies the lines chunk[starts[i], ends[i]) for i < n in one pass — the worker's small
-   * frames, a pipe chunk at a time — and hands each answer to `each`, in order.
-   * `utf8Known`: the chunk is valid UTF-8 as a whole (so is every line in it).
-   */
-  classifyLines(
-    chunk: Uint8Array,
-    starts: Int32Array,
-    ends: Int32Array,
-    n: number,
-    utf8Known: boolean,
-    each: (i: number, c: Classified | null, id: number) => void,
-  ): void {
-    const b = this.batch;
-    if (chunk.length > b.maxBytes) {
-      for (let i = 0; i < n; i++) {
-        each(i, this.classifySpan(chunk, starts[i], ends[i], utf8Known), 0);
-      }
-      return;
-    }
-    for (let from = 0; from < n; from += b.maxLines) {
-      const to = Math.min(n, from + b.maxLines);
-      b.scan(chunk, starts, ends, from, to - from);
-      try {
-        this.eachRow(b, chunk, starts, ends, from, to, utf8Known, each);
-      } finally {
-        b.release();
-      }
-    }
-  }
-
-  private eachRow(
-    b: LineBatch,
-    chunk: Uint8Array,
-    starts: Int32Array,
-    ends: Int32Array,
-    from: number,
-    to: number,
-    utf8Known: boolean,
-    each: (i: number, c: Classified | null, id: number) => void,
-  ): void {
-    for (let i = from; i < to; i++) {
-      const start = starts[i];
-      const len = ends[i] - start;
-      let c: Classified;
-      if (len === 0) c = { kind: 'empty', problem: 'empty line' };
-      else if (!utf8Known && !isUtf8(new Uint8Array(chunk.buffer, chunk.byteOffset + start, len))) {
-        c = { kind: 'parse-error', problem: 'not valid UTF-8' };
-      } else if (b.row(i - from)) {
-        const id = b.plainId();
-        if (id >= 0) {
-          each(i, null, id);
-          continue;
-        }
-        c = classifyScanned(b, len) ?? byParse(chunk, start, len);
-      } else {
-        c = len <= EXACT_MESSAGE_BYTES ? byParse(chunk, start, len) : parseError(b.error());
-      }
-      each(i, c, 0);
-    }
-  }
-
-  /**
    * Splits and classifies the whole lines of chunk[from, to) (each ending in \n) in one pass —
    * the worker's small frames, framing included — and hands each to `each` in order with its
    * start and end in the chunk (one \r left out): `c` its classification, or null for a plain
@@ -261,7 +199,8 @@ export class LineClassifier {
           }
           each(start, end, c, 0, -1);
         }
-        if (stop <= at) break; // cannot happen: every run holds a whole line
+        // Every run holds a whole line: stopping short would lose lines the framer counted.
+        if (stop <= at) throw new Error(`classifyRegion: no progress at ${at} of [${from}, ${to})`);
         at = stop;
       }
     } finally {

@@ -22,12 +22,11 @@
 const RES: u32 = 0;
 const KEYBUF: u32 = 1024;
 const KEY_MAX: u32 = 64;
-/** scanLines: the lines of INPUT to scan (start, end pairs), and one row of results each. */
-const LINES: u32 = 65536;
+/** splitScan: one row of results per line, at most LINES_MAX rows a call. */
 const LINES_MAX: u32 = 32768;
-const OUT: u32 = LINES + LINES_MAX * 8;
+const OUT: u32 = 65536;
 const ROW: u32 = 24; // i32 slots per result row
-const CAPS: u32 = 54 << 16; // after OUT (3 MiB of rows), on a 64 KiB boundary
+const CAPS: u32 = 54 << 16; // after OUT (3 MiB of rows) and a spare page, on a 64 KiB boundary
 const CAP_AREA: u32 = 1 << 20;
 const INPUT: u32 = CAPS + 7 * CAP_AREA;
 const INPUT_MAX: u32 = 2 << 20;
@@ -590,7 +589,9 @@ export function finish(): u32 {
   return 0;
 }
 
-/** Row slots written for every line (see scanLines and splitScan). */
+/** Row slots written for every line (see splitScan): 0 valid (1), not JSON (0) or over the
+ *  limit (2); 1 top; 2 present bits; 3–6 error code, position, byte, detail (3: the raw length of
+ *  a line over the limit); member f (1..6) at 6 + 2f: start (address), length (-1 over its cap). */
 const ROW_START: u32 = 20; // line start (offset in INPUT)
 const ROW_END: u32 = 21; // line end, one trailing \r left out
 const ROW_PLAIN_ID: u32 = 22; // f64 over slots 22–23: the id of a plain response, else -1
@@ -644,21 +645,6 @@ function scanRow(row: u32, from: u32, to: u32): void {
   }
 }
 
-/**
- * Scans `n` whole lines of INPUT in one call (the transport worker's small frames: one call per
- * pipe chunk instead of one per line). Line i is INPUT[start, end) with (start, end) the i32 pair
- * at LINES + 8i. Row i of OUT (ROW i32 slots): 0 valid, 1 top, 2 present bits, 3–6 error code,
- * position, byte, detail, then for member f (1..6) at 6 + 2f: start (address), length (-1 when
- * over its cap); 20 start, 21 end, 22–23 the id of a plain response (f64) or -1. Captured spans
- * point into INPUT: they hold until INPUT is written again.
- */
-export function scanLines(n: u32): void {
-  for (let i: u32 = 0; i < n; i++) {
-    const line = LINES + (i << 3);
-    scanRow(OUT + i * (ROW << 2), INPUT + <u32>load<i32>(line), INPUT + <u32>load<i32>(line + 4));
-  }
-}
-
 /** First 0x0a in [p, end), 16 bytes at a time (end when there is none). */
 function newline(p: u32, end: u32): u32 {
   const lf = i8x16.splat(0x0a);
@@ -675,8 +661,7 @@ let splitStopAt: u32 = 0;
 
 /**
  * Splits INPUT[from, to) — whole lines, each ending in \n — into lines and scans each into a
- * row, as scanLines does (the worker's framing and scanning of a chunk's small frames in one
- * call). A line longer than `maxLen` (after one \r left out) is not scanned: its row has 2 in
+ * row: the worker's framing and scanning of a chunk's small frames in one call. A line longer than `maxLen` (after one \r left out) is not scanned: its row has 2 in
  * slot 0 and its length without the \n in slot 3. Returns the rows written; stops after
  * LINES_MAX rows, at splitStop() (== to when all is done).
  */
@@ -706,10 +691,6 @@ export function splitScan(from: u32, to: u32, maxLen: u32): u32 {
 
 export function splitStop(): u32 {
   return splitStopAt;
-}
-
-export function linesAt(): u32 {
-  return LINES;
 }
 
 export function linesMax(): u32 {

@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { type Classified, classifyFrameByParse } from '../engine/classify.js';
 import { ChunkReader, type FrameBytes } from '../engine/frame-bytes.js';
 import { decodeFrames } from '../engine/frame-codec.js';
+import { createFramer } from '../engine/framer.js';
 import { Outbox } from './outbox.js';
 import { StdoutReader } from './stdout-reader.js';
 
@@ -176,4 +177,122 @@ describe('StdoutReader → Outbox → main, with real transfers', () => {
       { numRuns: 60 },
     );
   });
+});
+
+describe('StdoutReader against the reference framer', () => {
+  interface Seen {
+    frames: [number, string, Classified][];
+    oversize: [string, number, number][];
+  }
+
+  /** The reader with a recording stand-in for the outbox (no batching, no transfers). */
+  function viaReader(chunks: Buffer[], limit: number, relimit: Map<number, number>) {
+    const seen: Seen = { frames: [], oversize: [] };
+    const outbox = {
+      addLine(
+        c: Classified | null,
+        chunk: Buffer,
+        s: number,
+        e: number,
+        offset: number,
+        _t: number,
+        id = 0,
+      ) {
+        seen.frames.push([
+          offset,
+          chunk.subarray(s, e).toString('latin1'),
+          c ?? { kind: 'response', id },
+        ]);
+      },
+      addSpanning(
+        c: Classified,
+        pieces: { chunk: Buffer; start: number; end: number }[],
+        bytes: number,
+        offset: number,
+      ) {
+        const joined = Buffer.concat(pieces.map((p) => p.chunk.subarray(p.start, p.end)));
+        seen.frames.push([offset, joined.subarray(0, bytes).toString('latin1'), c]);
+      },
+    } as unknown as Outbox;
+    const reader = new StdoutReader(limit, outbox, (i) =>
+      seen.oversize.push([i.phase, i.offset, i.bytes]),
+    );
+    chunks.forEach((chunk, k) => {
+      const l = relimit.get(k);
+      if (l !== undefined) reader.setMaxFrameBytes(l);
+      reader.push(chunk, 0);
+    });
+    const partial = reader.end();
+    return { seen, partial, stats: { ...reader.stats } };
+  }
+
+  function viaFramer(chunks: Buffer[], limit: number, relimit: Map<number, number>) {
+    const seen: Seen = { frames: [], oversize: [] };
+    const framer = createFramer({
+      maxFrameBytes: limit,
+      onFrame: (f, offset) =>
+        seen.frames.push([offset, f.toString('latin1'), classifyFrameByParse(Buffer.from(f))]),
+      onOversize: (i) => seen.oversize.push([i.phase, i.offset, i.bytes]),
+    });
+    chunks.forEach((chunk, k) => {
+      const l = relimit.get(k);
+      if (l !== undefined) framer.setMaxFrameBytes(l);
+      framer.push(chunk);
+    });
+    const partial = framer.end();
+    return { seen, partial, stats: { ...framer.stats } };
+  }
+
+  const check = (numRuns: number, tinyToo: boolean) => {
+    const lineAt = (limit: number) =>
+      fc.oneof(
+        line,
+        // Lengths around the limit, with and without a \r (which the limit does not count).
+        fc.integer({ min: -2, max: 2 }).map((d) => '7'.repeat(Math.max(0, limit + d))),
+        fc.integer({ min: -2, max: 2 }).map((d) => `${'8'.repeat(Math.max(0, limit + d))}\r`),
+        fc.constantFrom('\r', '\r\r', '', 'x\ry'),
+      );
+    const scenario = fc.integer({ min: 0, max: 120 }).chain((limit) =>
+      fc.record({
+        limit: fc.constant(limit),
+        lines: fc.array(lineAt(limit), { maxLength: 40 }),
+        crlf: fc.boolean(),
+        sizes: fc.array(fc.integer({ min: 1, max: 3000 }), { minLength: 1, maxLength: 6 }),
+        relimit: fc.array(fc.tuple(fc.nat({ max: 20 }), fc.integer({ min: 0, max: 200 })), {
+          maxLength: 3,
+        }),
+        tiny: tinyToo ? fc.boolean() : fc.constant(false),
+      }),
+    );
+    fc.assert(
+      fc.property(scenario, ({ limit, lines, crlf, sizes, relimit, tiny }) => {
+        const eol = crlf ? '\r\n' : '\n';
+        let stream = Buffer.from(lines.map((l) => l + eol).join(''));
+        // More lines in one chunk than one call into the scanner takes (32,768).
+        if (tiny) stream = Buffer.concat([Buffer.from('1\n'.repeat(33_000)), stream]);
+        const chunks: Buffer[] = [];
+        for (let at = 0, k = 0; at < stream.length; k++) {
+          const n = tiny && k === 0 ? 70_000 : sizes[k % sizes.length];
+          chunks.push(own(stream.subarray(at, at + n)));
+          at += n;
+        }
+        const changes = new Map(relimit);
+        const got = viaReader(chunks, limit, changes);
+        const want = viaFramer(chunks, limit, changes);
+        expect(got.seen.frames).toEqual(want.seen.frames);
+        expect(got.seen.oversize).toEqual(want.seen.oversize);
+        expect(got.partial).toBe(want.partial);
+        expect(got.stats).toEqual(want.stats);
+      }),
+      { numRuns },
+    );
+  };
+
+  it('frames, offsets, classification, oversize reports and counters are the same', () => {
+    check(300, false);
+  });
+
+  it('...also for a chunk of more lines than one call into the scanner takes', () => {
+    check(6, true);
+  }, 60_000);
 });

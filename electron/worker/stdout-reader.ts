@@ -34,39 +34,11 @@ function joinPieces(pieces: readonly Piece[], length: number): Buffer {
   return out;
 }
 
-/** Positions of the whole lines of one chunk (growable columns). */
-class LineSpans {
-  n = 0;
-  starts = new Int32Array(1024);
-  ends = new Int32Array(1024);
-  offsets = new Float64Array(1024);
-
-  add(start: number, end: number, offset: number): void {
-    if (this.n === this.starts.length) {
-      const more = this.n * 2;
-      const starts = new Int32Array(more);
-      const ends = new Int32Array(more);
-      const offsets = new Float64Array(more);
-      starts.set(this.starts);
-      ends.set(this.ends);
-      offsets.set(this.offsets);
-      this.starts = starts;
-      this.ends = ends;
-      this.offsets = offsets;
-    }
-    this.starts[this.n] = start;
-    this.ends[this.n] = end;
-    this.offsets[this.n] = offset;
-    this.n += 1;
-  }
-}
-
 export class StdoutReader {
   /** Lines that were not JSON (parse errors and empty lines). */
   parseErrors = 0;
   private readonly classifier = new LineClassifier();
   private readonly splitter;
-  private readonly spans = new LineSpans();
   /** The pieces of the line that spans chunks, so far. */
   private pending: Piece[] = [];
   /** Arrival time of the chunk being split (all its frames share it). */
@@ -80,7 +52,8 @@ export class StdoutReader {
     onOversize: (info: OversizeInfo) => void,
   ) {
     this.splitter = createLineSplitter(maxFrameBytes, {
-      line: (_chunk, start, end, offset) => this.spans.add(start, end, offset),
+      // Only without regions (never here): kept exact all the same.
+      line: (chunk, start, end, offset) => this.wholeLine(chunk, start, end, offset),
       partial: (chunk, start) => {
         if (this.pending.length === 0) this.classifier.begin();
         this.pending.push({ chunk, start, end: chunk.length });
@@ -109,7 +82,6 @@ export class StdoutReader {
     this.chunkAt = t;
     this.chunkUtf8 = isUtf8(chunk);
     this.splitter.push(chunk);
-    this.takeLines(chunk);
   }
 
   /** Stdout ended (or was abandoned): the bytes of an unterminated last line. */
@@ -155,20 +127,25 @@ export class StdoutReader {
     tally: RegionTally,
   ): void {
     const t = this.chunkAt;
-    const done = this.classifier.classifyRegion(
-      chunk,
-      from,
-      to,
-      limit,
-      this.chunkUtf8,
-      (start, end, c, id, over) => {
-        const at = offset + (start - from);
-        if (over >= 0) return tally.over(at, over);
-        tally.line(end - start);
-        if (c !== null) this.count(c);
-        this.outbox.addLine(c, chunk, start, end, at, t, id);
-      },
-    );
+    // (A limit the module cannot take as it stands — not a whole number from 0 to 2^31 — goes
+    // the JS way below, which compares exactly as the splitter does.)
+    const plainLimit = Number.isInteger(limit) && limit >= 0 && limit < 2 ** 31;
+    const done =
+      plainLimit &&
+      this.classifier.classifyRegion(
+        chunk,
+        from,
+        to,
+        limit,
+        this.chunkUtf8,
+        (start, end, c, id, over) => {
+          const at = offset + (start - from);
+          if (over >= 0) return tally.over(at, over);
+          tally.line(end - start);
+          if (c !== null) this.count(c);
+          this.outbox.addLine(c, chunk, start, end, at, t, id);
+        },
+      );
     if (done) return;
     // A chunk too large for one pass (never a pipe read): split here, classify line by line.
     for (let pos = from; pos < to; ) {
@@ -178,21 +155,16 @@ export class StdoutReader {
       if (end - pos > limit) tally.over(at, nl - pos);
       else {
         tally.line(end - pos);
-        this.spans.add(pos, end, at);
+        this.wholeLine(chunk, pos, end, at);
       }
       pos = nl + 1;
     }
   }
 
-  /** Classifies the chunk's whole lines in one pass and hands them to the outbox, in order. */
-  private takeLines(chunk: Buffer): void {
-    const { n, starts, ends, offsets } = this.spans;
-    if (n === 0) return;
-    this.spans.n = 0;
-    const t = this.chunkAt;
-    this.classifier.classifyLines(chunk, starts, ends, n, this.chunkUtf8, (i, c, id) => {
-      if (c !== null) this.count(c);
-      this.outbox.addLine(c, chunk, starts[i], ends[i], offsets[i], t, id);
-    });
+  /** One whole line, classified on its own. */
+  private wholeLine(chunk: Buffer, start: number, end: number, offset: number): void {
+    const c = this.classifier.classifySpan(chunk, start, end, this.chunkUtf8);
+    this.count(c);
+    this.outbox.addLine(c, chunk, start, end, offset, this.chunkAt);
   }
 }
