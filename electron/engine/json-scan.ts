@@ -3,7 +3,7 @@
  * building it, and keeps the bytes of the top-level members classification needs.
  *
  * Owns: the scan of the line in progress. The work is done by a small WebAssembly module
- * (source: electron/wasm/json-scan.ts, built by `npm run build:wasm`); this is its JavaScript
+ * (source: electron/wasm/, built by `npm run build:wasm`); this is its JavaScript
  * face. Fed by: the line classifier, one piece at a time, so a 64 MiB line is validated while
  * it arrives and never joined, decoded or parsed (DESIGN.md "Engine contract").
  *

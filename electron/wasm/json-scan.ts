@@ -12,36 +12,35 @@
  * carries over. The caller copies each piece into INPUT; captured members that a piece does not
  * finish, or that must outlive it (`streaming`), are copied into areas of their own.
  *
- * Memory (byte offsets): RES results (i32 slots, below), KEYBUF a key cut by a piece boundary,
- * CAPS one area per member, INPUT the piece being fed, STACK one bit per open container (grown).
+ * Memory (layout.ts): RES results (i32 slots), KEYBUF a key cut by a piece boundary, CAPS one
+ * area per member, INPUT the piece being fed, STACK one bit per open container (grown). The
+ * module's entry is index.ts; lines.ts runs this machine over a chunk's lines in one call.
  * UTF-8 validity is checked by the caller (node:buffer isUtf8): bytes >= 0x80 pass inside
  * strings here and are errors outside them.
  */
 
-// --- memory layout (read through the exports below by electron/engine/json-scan.ts) --------
-const RES: u32 = 0;
-const KEYBUF: u32 = 1024;
-const KEY_MAX: u32 = 64;
-/** splitScan: one row of results per line, at most LINES_MAX rows a call. */
-const LINES_MAX: u32 = 32768;
-const OUT: u32 = 65536;
-const ROW: u32 = 24; // i32 slots per result row
-const CAPS: u32 = 54 << 16; // after OUT (3 MiB of rows) and a spare page, on a 64 KiB boundary
-const CAP_AREA: u32 = 1 << 20;
-const INPUT: u32 = CAPS + 7 * CAP_AREA;
-const INPUT_MAX: u32 = 2 << 20;
-const STACK: u32 = INPUT + INPUT_MAX; // = 198 pages: the initial memory (--initialMemory 198)
+import {
+  CAP_AREA,
+  CAPS,
+  capMax,
+  capSlot,
+  fieldOfEscaped,
+  fieldOfPlain,
+  INPUT,
+  INPUT_MAX,
+  KEY_MAX,
+  KEYBUF,
+  R_ERR,
+  R_ERR_AUX,
+  R_ERR_BYTE,
+  R_ERR_POS,
+  R_PRESENT,
+  R_TOP,
+  STACK,
+  slot,
+} from './layout';
 
-// RES slots (i32 each): 0 top, 1 present bits, 2 error code, 3 error position, 4 error byte,
-// 5 error detail, then for member f (1..6) at 8 + 4f: start, length, over, owned.
-const R_TOP: u32 = 0;
-const R_PRESENT: u32 = 1;
-const R_ERR: u32 = 2;
-const R_ERR_POS: u32 = 3;
-const R_ERR_BYTE: u32 = 4;
-const R_ERR_AUX: u32 = 5;
-
-// Token states (as in the JavaScript reference of the same machine).
+// Token states.
 const VALUE: u32 = 0;
 const VALUE_OR_CLOSE: u32 = 1;
 const KEY_OR_CLOSE: u32 = 2;
@@ -62,7 +61,7 @@ const N_EXP: u32 = 16;
 const LIT: u32 = 17;
 const FAIL: u32 = 18;
 
-// Error codes (messages in json-scan.ts).
+// Error codes (their messages: electron/engine/json-scan.ts).
 const E_TOKEN: i32 = 1;
 const E_AFTER_JSON: i32 = 2;
 const E_EXPECTED_COMMA: i32 = 3;
@@ -76,14 +75,6 @@ const E_FRACTION: i32 = 10;
 const E_EXPONENT: i32 = 11;
 const E_LEADING_ZERO: i32 = 12;
 const E_END: i32 = 13;
-
-// Member ids and the bytes kept of each value (`result`: presence only).
-const F_JSONRPC: u32 = 1;
-const F_ID: u32 = 2;
-const F_METHOD: u32 = 3;
-const F_RESULT: u32 = 4;
-const F_ERROR: u32 = 5;
-const F_PARAMS: u32 = 6;
 
 let state: u32 = VALUE;
 let depth: u32 = 0;
@@ -102,18 +93,6 @@ let keyEscaped: bool = false;
 let pendingField: u32 = 0;
 let capField: u32 = 0;
 let capStart: u32 = 0;
-
-function capMax(f: u32): u32 {
-  return f === F_JSONRPC ? 64 : f === F_RESULT ? 0 : CAP_AREA;
-}
-
-function slot(i: u32): u32 {
-  return RES + (i << 2);
-}
-
-function capSlot(f: u32, k: u32): u32 {
-  return RES + ((8 + (f << 2) + k) << 2);
-}
 
 export function reset(): void {
   state = VALUE;
@@ -248,59 +227,7 @@ function capOwnOpen(pieceEnd: u32): void {
   capAppend(f, capStart, pieceEnd - capStart);
 }
 
-// --- member keys --------------------------------------------------------------------------------
-
-/** Bytes of "jsonrpc" etc. packed little-endian: first 4 bytes, then the rest. */
-function fieldOfPlain(p: u32, n: u32): u32 {
-  if (n === 2) return load<u16>(p) === 0x6469 ? F_ID : 0; // "id"
-  if (n === 5) return load<u32>(p) === 0x6f727265 && load<u8>(p + 4) === 0x72 ? F_ERROR : 0;
-  if (n === 6) {
-    const head = load<u32>(p);
-    const tail = <u32>load<u16>(p + 4);
-    if (head === 0x6874656d && tail === 0x646f) return F_METHOD; // "meth" "od"
-    if (head === 0x75736572 && tail === 0x746c) return F_RESULT; // "resu" "lt"
-    if (head === 0x61726170 && tail === 0x736d) return F_PARAMS; // "para" "ms"
-    return 0;
-  }
-  if (n === 7) {
-    // "json" "rpc"
-    return load<u32>(p) === 0x6e6f736a && load<u16>(p + 4) === 0x7072 && load<u8>(p + 6) === 0x63
-      ? F_JSONRPC
-      : 0;
-  }
-  return 0;
-}
-
-/** A key with escapes: decoded into KEYBUF + 512 first (only ASCII can spell a member name). */
-function fieldOfEscaped(p: u32, n: u32): u32 {
-  const out = KEYBUF + 512;
-  let len: u32 = 0;
-  let i: u32 = 0;
-  while (i < n) {
-    let c = <u32>load<u8>(p + i);
-    if (c === 0x5c) {
-      const e = <u32>load<u8>(p + i + 1);
-      if (e === 0x75) {
-        c = 0;
-        for (let k: u32 = 2; k < 6; k++) {
-          const h = <u32>load<u8>(p + i + k);
-          c = (c << 4) | (h - 0x30 < 10 ? h - 0x30 : (h | 0x20) - 0x57);
-        }
-        i += 6;
-      } else {
-        c =
-          e === 0x62 ? 8 : e === 0x66 ? 12 : e === 0x6e ? 10 : e === 0x72 ? 13 : e === 0x74 ? 9 : e;
-        i += 2;
-      }
-    } else {
-      i += 1;
-    }
-    if (c > 0x7f || len === 8) return 0;
-    store<u8>(out + len, <u8>c);
-    len++;
-  }
-  return fieldOfPlain(out, len);
-}
+// --- member keys (see layout.ts for the names) ------------------------------------------------
 
 function keyEnd(p: u32, end: u32): void {
   keyOpen = false;
@@ -587,118 +514,6 @@ export function finish(): u32 {
   store<i32>(slot(R_ERR), E_END);
   store<i32>(slot(R_ERR_POS), <i32>consumed);
   return 0;
-}
-
-/** Row slots written for every line (see splitScan): 0 valid (1), not JSON (0) or over the
- *  limit (2); 1 top; 2 present bits; 3–6 error code, position, byte, detail (3: the raw length of
- *  a line over the limit); member f (1..6) at 6 + 2f: start (address), length (-1 over its cap). */
-const ROW_START: u32 = 20; // line start (offset in INPUT)
-const ROW_END: u32 = 21; // line end, one trailing \r left out
-const ROW_PLAIN_ID: u32 = 22; // f64 over slots 22–23: the id of a plain response, else -1
-
-/** The id of a plain response — "jsonrpc":"2.0" spelled plainly, an id of 1–15 digits, a
- *  result, no method, no error — or -1 (then JS classifies the row the general way). */
-function plainId(): f64 {
-  const present = <u32>load<i32>(slot(R_PRESENT));
-  const need: u32 = (1 << F_JSONRPC) | (1 << F_ID) | (1 << F_RESULT);
-  if (load<i32>(slot(R_TOP)) !== 1 || (present & need) !== need) return -1;
-  if ((present & ((1 << F_METHOD) | (1 << F_ERROR))) !== 0) return -1;
-  if (load<i32>(capSlot(F_JSONRPC, 2)) !== 0 || load<i32>(capSlot(F_ID, 2)) !== 0) return -1;
-  if (load<i32>(capSlot(F_JSONRPC, 1)) !== 5) return -1;
-  const v = <u32>load<i32>(capSlot(F_JSONRPC, 0));
-  if (load<u32>(v) !== 0x302e3222 || load<u8>(v + 4) !== 0x22) return -1; // "2.0"
-  const at = <u32>load<i32>(capSlot(F_ID, 0));
-  const len = <u32>load<i32>(capSlot(F_ID, 1));
-  if (len < 1 || len > 15) return -1;
-  let id: f64 = 0;
-  for (let k: u32 = 0; k < len; k++) {
-    const d = <u32>load<u8>(at + k) - 0x30;
-    if (d >= 10) return -1;
-    id = id * 10 + <f64>d;
-  }
-  return id;
-}
-
-/** Scans INPUT[from, to) as one line into result row `row`. */
-function scanRow(row: u32, from: u32, to: u32): void {
-  reset();
-  const ok = feed(from, to - from, false) !== 0 && finish() !== 0;
-  store<i32>(row, ok ? 1 : 0);
-  store<i32>(row + 4, load<i32>(slot(R_TOP)));
-  const present = load<i32>(slot(R_PRESENT));
-  store<i32>(row + 8, present);
-  store<i32>(row + (ROW_START << 2), <i32>(from - INPUT));
-  store<i32>(row + (ROW_END << 2), <i32>(to - INPUT));
-  store<f64>(row + (ROW_PLAIN_ID << 2), ok ? plainId() : -1);
-  if (!ok) {
-    store<i32>(row + 12, load<i32>(slot(R_ERR)));
-    store<i32>(row + 16, load<i32>(slot(R_ERR_POS)));
-    store<i32>(row + 20, load<i32>(slot(R_ERR_BYTE)));
-    store<i32>(row + 24, load<i32>(slot(R_ERR_AUX)));
-    return;
-  }
-  for (let f: u32 = 1; f <= 6; f++) {
-    if (((<u32>present >> f) & 1) === 0) continue;
-    const at = row + ((6 + (f << 1)) << 2);
-    store<i32>(at, load<i32>(capSlot(f, 0)));
-    store<i32>(at + 4, load<i32>(capSlot(f, 2)) !== 0 ? -1 : load<i32>(capSlot(f, 1)));
-  }
-}
-
-/** First 0x0a in [p, end), 16 bytes at a time (end when there is none). */
-function newline(p: u32, end: u32): u32 {
-  const lf = i8x16.splat(0x0a);
-  while (p + 16 <= end) {
-    const bits = i8x16.bitmask(i8x16.eq(v128.load(p), lf));
-    if (bits !== 0) return p + <u32>ctz(bits);
-    p += 16;
-  }
-  while (p < end && load<u8>(p) !== 0x0a) p++;
-  return p;
-}
-
-let splitStopAt: u32 = 0;
-
-/**
- * Splits INPUT[from, to) — whole lines, each ending in \n — into lines and scans each into a
- * row: the worker's framing and scanning of a chunk's small frames in one call. A line longer than `maxLen` (after one \r left out) is not scanned: its row has 2 in
- * slot 0 and its length without the \n in slot 3. Returns the rows written; stops after
- * LINES_MAX rows, at splitStop() (== to when all is done).
- */
-export function splitScan(from: u32, to: u32, maxLen: u32): u32 {
-  let p = INPUT + from;
-  const end = INPUT + to;
-  let i: u32 = 0;
-  while (p < end && i < LINES_MAX) {
-    const nl = newline(p, end);
-    let e = nl;
-    if (e > p && load<u8>(e - 1) === 0x0d) e--;
-    const row = OUT + i * (ROW << 2);
-    if (e - p > maxLen) {
-      store<i32>(row, 2);
-      store<i32>(row + 12, <i32>(nl - p));
-      store<i32>(row + (ROW_START << 2), <i32>(p - INPUT));
-      store<i32>(row + (ROW_END << 2), <i32>(e - INPUT));
-    } else {
-      scanRow(row, p, e);
-    }
-    p = nl + 1;
-    i++;
-  }
-  splitStopAt = p - INPUT;
-  return i;
-}
-
-export function splitStop(): u32 {
-  return splitStopAt;
-}
-
-export function linesMax(): u32 {
-  return LINES_MAX;
-}
-
-export function outAt(): u32 {
-  return OUT;
 }
 
 /** Where JS copies pieces, and how much fits. */

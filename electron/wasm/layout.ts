@@ -1,0 +1,102 @@
+/**
+ * The JSON scanner's memory layout, result slots and codes, shared by its modules
+ * (json-scan.ts: the machine; lines.ts: a chunk's lines in one call). JS reads results through
+ * the addresses the module exports (electron/engine/json-scan.ts).
+ */
+
+// --- memory layout ----------------------------------------------------------------------------
+export const RES: u32 = 0;
+export const KEYBUF: u32 = 1024;
+export const KEY_MAX: u32 = 64;
+/** splitScan: one row of results per line, at most LINES_MAX rows a call. */
+export const LINES_MAX: u32 = 32768;
+export const OUT: u32 = 65536;
+export const ROW: u32 = 24; // i32 slots per result row
+export const CAPS: u32 = 54 << 16; // after OUT (3 MiB of rows) and a spare page, on a 64 KiB boundary
+export const CAP_AREA: u32 = 1 << 20;
+export const INPUT: u32 = CAPS + 7 * CAP_AREA;
+export const INPUT_MAX: u32 = 2 << 20;
+export const STACK: u32 = INPUT + INPUT_MAX; // = 198 pages: the initial memory (--initialMemory 198)
+
+// RES slots (i32 each): 0 top, 1 present bits, 2 error code, 3 error position, 4 error byte,
+// 5 error detail, then for member f (1..6) at 8 + 4f: start, length, over, owned.
+export const R_TOP: u32 = 0;
+export const R_PRESENT: u32 = 1;
+export const R_ERR: u32 = 2;
+export const R_ERR_POS: u32 = 3;
+export const R_ERR_BYTE: u32 = 4;
+export const R_ERR_AUX: u32 = 5;
+
+// Member ids and the bytes kept of each value (`result`: presence only).
+export const F_JSONRPC: u32 = 1;
+export const F_ID: u32 = 2;
+export const F_METHOD: u32 = 3;
+export const F_RESULT: u32 = 4;
+export const F_ERROR: u32 = 5;
+export const F_PARAMS: u32 = 6;
+
+export function capMax(f: u32): u32 {
+  return f === F_JSONRPC ? 64 : f === F_RESULT ? 0 : CAP_AREA;
+}
+
+export function slot(i: u32): u32 {
+  return RES + (i << 2);
+}
+
+export function capSlot(f: u32, k: u32): u32 {
+  return RES + ((8 + (f << 2) + k) << 2);
+}
+
+// --- member keys ----------------------------------------------------------------------------
+
+/** Bytes of "jsonrpc" etc. packed little-endian: first 4 bytes, then the rest. */
+export function fieldOfPlain(p: u32, n: u32): u32 {
+  if (n === 2) return load<u16>(p) === 0x6469 ? F_ID : 0; // "id"
+  if (n === 5) return load<u32>(p) === 0x6f727265 && load<u8>(p + 4) === 0x72 ? F_ERROR : 0;
+  if (n === 6) {
+    const head = load<u32>(p);
+    const tail = <u32>load<u16>(p + 4);
+    if (head === 0x6874656d && tail === 0x646f) return F_METHOD; // "meth" "od"
+    if (head === 0x75736572 && tail === 0x746c) return F_RESULT; // "resu" "lt"
+    if (head === 0x61726170 && tail === 0x736d) return F_PARAMS; // "para" "ms"
+    return 0;
+  }
+  if (n === 7) {
+    // "json" "rpc"
+    return load<u32>(p) === 0x6e6f736a && load<u16>(p + 4) === 0x7072 && load<u8>(p + 6) === 0x63
+      ? F_JSONRPC
+      : 0;
+  }
+  return 0;
+}
+
+/** A key with escapes: decoded into KEYBUF + 512 first (only ASCII can spell a member name). */
+export function fieldOfEscaped(p: u32, n: u32): u32 {
+  const out = KEYBUF + 512;
+  let len: u32 = 0;
+  let i: u32 = 0;
+  while (i < n) {
+    let c = <u32>load<u8>(p + i);
+    if (c === 0x5c) {
+      const e = <u32>load<u8>(p + i + 1);
+      if (e === 0x75) {
+        c = 0;
+        for (let k: u32 = 2; k < 6; k++) {
+          const h = <u32>load<u8>(p + i + k);
+          c = (c << 4) | (h - 0x30 < 10 ? h - 0x30 : (h | 0x20) - 0x57);
+        }
+        i += 6;
+      } else {
+        c =
+          e === 0x62 ? 8 : e === 0x66 ? 12 : e === 0x6e ? 10 : e === 0x72 ? 13 : e === 0x74 ? 9 : e;
+        i += 2;
+      }
+    } else {
+      i += 1;
+    }
+    if (c > 0x7f || len === 8) return 0;
+    store<u8>(out + len, <u8>c);
+    len++;
+  }
+  return fieldOfPlain(out, len);
+}
