@@ -1,37 +1,13 @@
 import { isUtf8 } from 'node:buffer';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { b, cutsArb, texts } from '../../test/fixtures/json-lines.js';
 import { type Classified, classifyFrameByParse } from './classify.js';
-import { JsonScanner } from './json-scan.js';
 import { LineClassifier } from './line-classifier.js';
-import { Utf8Stream } from './utf8-stream.js';
 
 // The line classifier must agree with JSON.parse + classifyValue (classifyFrameByParse) on every
 // input: these properties compare the two on JSON-RPC-shaped messages, arbitrary JSON, and both
 // after random edits that break them in the ways a hostile server would.
-
-const b = (s: string) => Buffer.from(s, 'utf8');
-
-function parses(buf: Buffer): boolean {
-  if (!isUtf8(buf)) return false;
-  try {
-    JSON.parse(buf.toString('utf8'));
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-function scanValid(buf: Buffer, cuts: number[] = []): boolean {
-  const sc = new JsonScanner();
-  let at = 0;
-  for (const cut of [...cuts.filter((c) => c > 0 && c < buf.length)].sort((x, y) => x - y)) {
-    sc.feed(buf, at, cut, true);
-    at = cut;
-  }
-  sc.feed(buf, at, buf.length);
-  return sc.finish();
-}
 
 function streamed(buf: Buffer, cuts: number[]): Classified {
   const lc = new LineClassifier();
@@ -44,203 +20,6 @@ function streamed(buf: Buffer, cuts: number[]): Classified {
   lc.piece(buf.subarray(at));
   return lc.end(buf.length, () => buf);
 }
-
-const tricky = fc.constantFrom(
-  '"',
-  '\\',
-  '{',
-  '}',
-  '[',
-  ']',
-  ',',
-  ':',
-  '0',
-  '-',
-  '.',
-  'e',
-  '+',
-  't',
-  'n',
-  'u',
-  ' ',
-  '\t',
-  '\r',
-  '\u0000',
-  '\u001f',
-  'é',
-  '😀',
-  '\u2028',
-  'x',
-  '\\u00',
-  '\\"',
-  '1e400',
-);
-
-/** A JSON text with a random edit: insert, delete, replace or truncate. */
-const edited = (text: fc.Arbitrary<string>) =>
-  fc.tuple(text, fc.nat(), tricky, fc.integer({ min: 0, max: 3 })).map(([t, pos, ins, op]) => {
-    const p = t.length === 0 ? 0 : pos % (t.length + 1);
-    if (op === 0) return t.slice(0, p) + ins + t.slice(p);
-    if (op === 1) return t.slice(0, p) + t.slice(p + 1);
-    if (op === 2) return t.slice(0, p) + ins + t.slice(p + ins.length);
-    return t.slice(0, p);
-  });
-
-const id = fc.oneof(
-  fc.integer(),
-  fc.double({ noNaN: true }),
-  fc.string(),
-  fc.constant(null),
-  fc.boolean(),
-  fc.constantFrom(1e300, -0, 2 ** 64),
-);
-const rpc = fc
-  .record(
-    {
-      jsonrpc: fc.constantFrom('2.0', '2.0', '2.0', '1.0', 2),
-      id,
-      method: fc.oneof(
-        fc.constantFrom('ping', 'notifications/progress', 'tools/call'),
-        fc.string(),
-        fc.integer(),
-      ),
-      params: fc.oneof(
-        fc.record(
-          { progressToken: id, progress: fc.double(), total: fc.integer() },
-          { requiredKeys: [] },
-        ),
-        fc.jsonValue({ maxDepth: 3 }),
-      ),
-      result: fc.jsonValue({ maxDepth: 3 }),
-      error: fc.oneof(
-        fc.record({
-          code: fc.integer(),
-          message: fc.string(),
-          data: fc.jsonValue({ maxDepth: 2 }),
-        }),
-        fc.jsonValue({ maxDepth: 2 }),
-      ),
-    },
-    { requiredKeys: [] },
-  )
-  .map((m) => JSON.stringify(m));
-/** Escaped spellings JSON.parse reads as the same names/values ("\u0069d" is "id"). */
-const escapedRpc = rpc.map((t) =>
-  t
-    .replace('"id"', '"\\u0069d"')
-    .replace('"2.0"', '"2\\u002e0"')
-    .replace('"method"', '"m\\u0065thod"'),
-);
-const anyJson = fc.oneof(
-  fc.json({ maxDepth: 4 }),
-  // Whitespace everywhere JSON allows it (and \r, which a stripped CRLF line may still hold).
-  fc
-    .tuple(fc.jsonValue({ maxDepth: 4 }), fc.constantFrom(' ', '\t', '\r\t', 2))
-    .map(([v, indent]) => JSON.stringify(v, null, indent).replaceAll('\n', ' ')),
-);
-const texts = fc.oneof(rpc, escapedRpc, anyJson, edited(rpc), edited(anyJson), edited(escapedRpc));
-const cutsArb = fc.array(fc.nat({ max: 400 }), { maxLength: 6 });
-
-describe('JsonScanner agrees with JSON.parse', () => {
-  it('on JSON-RPC messages, arbitrary JSON and both after random edits, cut anywhere', () => {
-    fc.assert(
-      fc.property(texts, cutsArb, (t, cuts) => {
-        const buf = b(t);
-        const want = parses(buf) || !isUtf8(buf);
-        if (!isUtf8(buf)) return; // the scanner leaves UTF-8 to Utf8Stream
-        expect(scanValid(buf), t).toBe(want);
-        expect(scanValid(buf, cuts), `${t} cut at ${cuts}`).toBe(want);
-      }),
-      { numRuns: 3000 },
-    );
-  });
-
-  it('on the cases that break hand-written JSON parsers', () => {
-    const cases = [
-      '0',
-      '-0',
-      '01',
-      '-',
-      '1.',
-      '.5',
-      '1e',
-      '1e+',
-      '1E-2',
-      '2.5e10',
-      '-01',
-      '00',
-      '1.0e',
-      'tru',
-      'true',
-      'truex',
-      'nul',
-      'null ',
-      ' null',
-      'falsey',
-      '"\\u12"',
-      '"\\u12g4"',
-      '"\\uABCD"',
-      '"\\x"',
-      '"\\/"',
-      '"a\tb"',
-      '"a\u001fb"',
-      '"a\u007fb"',
-      '[1,]',
-      '[,1]',
-      '{"a":1,}',
-      '{,}',
-      '{"a"}',
-      '{"a":}',
-      '{"a" 1}',
-      '{1:2}',
-      '[]',
-      '{}',
-      '[[]]',
-      '[{}]',
-      '{"a":[]}',
-      '"',
-      '""',
-      '"\\"',
-      '"\\\\"',
-      '[1 2]',
-      '{"a":1 "b":2}',
-      '1 2',
-      '{} {}',
-      '\ufeff{}',
-      '\r{}\r',
-      '\t[ ]\t',
-      ']',
-      '}',
-      '[}',
-      '{]',
-      ' ',
-      '',
-      '-a',
-      '1-',
-      '1.5.',
-      '[-]',
-      '{"\\u0000":1}',
-      '"\u2028"',
-    ];
-    for (const t of cases) {
-      const buf = b(t);
-      expect(scanValid(buf), JSON.stringify(t)).toBe(parses(buf));
-      for (let cut = 1; cut < buf.length; cut++) expect(scanValid(buf, [cut])).toBe(parses(buf));
-    }
-  });
-
-  it('handles 100,000 levels of nesting and strings longer than the skipper window', () => {
-    const deep = `${'['.repeat(100_000)}${']'.repeat(100_000)}`;
-    expect(scanValid(b(deep))).toBe(true);
-    expect(scanValid(b(`${deep}]`))).toBe(false);
-    const long = `{"a":"${'x'.repeat(3 * 1024 * 1024)}\\n${'y'.repeat(1500)}"}`;
-    expect(scanValid(b(long))).toBe(true);
-    const ctl = Buffer.from(long);
-    ctl[2 * 1024 * 1024 + 17] = 0x01;
-    expect(scanValid(ctl)).toBe(false);
-    expect(scanValid(ctl, [65_536, 1024 * 1024, 2 * 1024 * 1024 + 17])).toBe(false);
-  });
-});
 
 describe('LineClassifier agrees with classifyFrameByParse', () => {
   it('whole lines: exactly, parse-error messages included', () => {
@@ -470,15 +249,7 @@ describe('LineClassifier agrees with classifyFrameByParse', () => {
   });
 });
 
-describe('JsonScanner (WebAssembly) limits', () => {
-  it('grows its container stack past one page (600,000 levels) and stays exact', () => {
-    const deep = b(`${'['.repeat(600_000)}${']'.repeat(600_000)}`);
-    expect(scanValid(deep)).toBe(true);
-    expect(scanValid(deep, [1000, 599_999, 600_001])).toBe(true);
-    const wrong = b(`${'['.repeat(600_000)}}${']'.repeat(599_999)}`);
-    expect(scanValid(wrong)).toBe(false);
-  });
-
+describe('LineClassifier: the scanner instances it uses', () => {
   it('scans a line larger than its 2 MiB input window, captures included', () => {
     const big = b(JSON.stringify({ jsonrpc: '2.0', pad: 'p'.repeat(5 << 20), id: 77, result: 1 }));
     const lc = new LineClassifier();
@@ -498,39 +269,5 @@ describe('JsonScanner (WebAssembly) limits', () => {
     c.piece(two.subarray(9));
     expect(a.end(one.length, () => one)).toEqual({ kind: 'response', id: 1 });
     expect(c.end(two.length, () => two)).toEqual({ kind: 'request', id: 'x', method: 'ping' });
-  });
-});
-
-describe('Utf8Stream', () => {
-  it('equals isUtf8 of the whole, cut anywhere', () => {
-    const pieces = fc.oneof(
-      fc.string({ unit: 'binary' }).map((s) => b(s)),
-      fc.uint8Array({ maxLength: 40 }).map((u) => Buffer.from(u)),
-      fc
-        .tuple(fc.string({ unit: 'binary' }), fc.nat(), fc.integer({ min: 0x80, max: 0xff }))
-        .map(([s, p, x]) => {
-          const buf = b(s);
-          if (buf.length > 0) buf[p % buf.length] = x;
-          return buf;
-        }),
-    );
-    fc.assert(
-      fc.property(pieces, cutsArb, (buf, cuts) => {
-        // Pieces that are valid on their own may take the worker's shortcut (pushValid).
-        for (const shortcut of [false, true]) {
-          const u = new Utf8Stream();
-          const feed = (piece: Buffer) =>
-            shortcut && piece.length > 0 && isUtf8(piece) ? u.pushValid() : u.push(piece);
-          let at = 0;
-          for (const cut of [...cuts.map((c) => c % (buf.length + 1))].sort((x, y) => x - y)) {
-            feed(buf.subarray(at, Math.max(at, cut)));
-            at = Math.max(at, cut);
-          }
-          feed(buf.subarray(at));
-          expect(u.end()).toBe(isUtf8(buf));
-        }
-      }),
-      { numRuns: 3000 },
-    );
   });
 });
