@@ -1,7 +1,10 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { type Classified, classifyValue } from './classify.js';
-import { classifyFrame } from './line-classifier.js';
+import { LineClassifier } from './line-classifier.js';
+
+const classifier = new LineClassifier();
+const classifyFrame = (frame: Uint8Array) => classifier.classify(frame);
 
 const b = (s: string): Buffer => Buffer.from(s, 'utf8');
 const line = (v: unknown): Buffer => b(JSON.stringify(v));

@@ -58,11 +58,6 @@ export function updateHash(hash: Hash, data: FrameBytes): Hash {
   return hash;
 }
 
-/** One Buffer of the bytes (joins a chunked frame: for the rare consumer that needs that). */
-export function asBuffer(data: FrameBytes): Buffer {
-  return data instanceof ChunkedBytes ? data.toBuffer() : data;
-}
-
 /**
  * Cuts frames out of a batch's transferred chunks (the frames in order, positions taken over
  * the chunks as one run of bytes): a view where a frame lies in one chunk; where it crosses

@@ -61,7 +61,6 @@ interface Exports {
   splitStop(): number;
   input(): number;
   inputMax(): number;
-  linesMax(): number;
   outAt(): number;
 }
 
@@ -269,8 +268,7 @@ const ROW = 24;
  * pool, apart from any line in pieces.
  */
 export class LineBatch implements Scanned {
-  /** Most rows one `split` writes, and the largest chunk it takes. */
-  readonly maxLines: number;
+  /** The largest chunk `split` takes. */
   readonly maxBytes: number;
   /** The instance holding the last scan's rows (borrowed from the pool until `release`). */
   private inst: Instance | null = null;
@@ -287,7 +285,6 @@ export class LineBatch implements Scanned {
 
   constructor() {
     const probe = acquire();
-    this.maxLines = probe.ex.linesMax();
     this.maxBytes = probe.inputMax;
     release(probe);
   }
@@ -295,7 +292,7 @@ export class LineBatch implements Scanned {
   /**
    * Splits chunk[from, to) — whole lines, each ending in \n — into lines and scans them, in one
    * call (chunk.length <= maxBytes). Returns the rows written (line k of the run is row k; at
-   * most maxLines) and where it stopped, `to` once all is done. A line longer than `maxLen`
+   * most 32,768) and where it stopped, `to` once all is done. A line longer than `maxLen`
    * (one \r left out) is not scanned: `oversize()` is true for its row.
    */
   split(

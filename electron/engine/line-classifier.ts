@@ -263,11 +263,3 @@ export class LineClassifier {
 function parseError(scannerError: string | null): Classified {
   return { kind: 'parse-error', problem: shorten(scannerError ?? 'not JSON') };
 }
-
-let shared: LineClassifier | null = null;
-
-/** Classifies one whole line with this thread's shared classifier. */
-export function classifyFrame(frame: Uint8Array): Classified {
-  shared ??= new LineClassifier();
-  return shared.classify(frame);
-}

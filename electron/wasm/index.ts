@@ -3,4 +3,4 @@
  * for a line fed whole or in pieces, and the one-call splitting and scanning of a chunk's lines.
  */
 export { feed, finish, input, inputMax, reset } from './json-scan';
-export { linesMax, outAt, splitScan, splitStop } from './lines';
+export { outAt, splitScan, splitStop } from './lines';

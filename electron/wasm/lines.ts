@@ -129,10 +129,6 @@ export function splitStop(): u32 {
   return splitStopAt;
 }
 
-export function linesMax(): u32 {
-  return LINES_MAX;
-}
-
 export function outAt(): u32 {
   return OUT;
 }
