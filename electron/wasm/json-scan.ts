@@ -139,7 +139,7 @@ function skip(p: u32, end: u32): u32 {
 }
 
 function isWs(c: u32): bool {
-  return c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;
+  return c <= 0x20 && (c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09);
 }
 
 function isHex(c: u32): bool {
@@ -336,6 +336,15 @@ export function feed(p: u32, n: u32, streaming: bool): u32 {
           let j = p + 1;
           while (j < end && <u32>load<u8>(j) - 0x30 < 10) j++;
           p = j;
+          // An integer followed by what cannot go on a number (`,` `}` `]` space…) ended here.
+          if (j < end) {
+            const d = <u32>load<u8>(j);
+            if (d !== 0x2e && (d | 0x20) !== 0x65) {
+              if (depth === 1 && capField !== 0) capEnd(j);
+              s = AFTER;
+              continue;
+            }
+          }
           s = N_INT;
           continue;
         } else if (c === 0x2d) {
@@ -400,7 +409,28 @@ export function feed(p: u32, n: u32, streaming: bool): u32 {
         if (depth === 0) return fail(E_AFTER_JSON, p, start, c, 0);
         const obj = inside();
         if (c === 0x2c) {
-          s = obj === 1 ? KEY : VALUE;
+          if (obj === 0) {
+            s = VALUE;
+            break;
+          }
+          // `,"key":` — the usual next member — taken in one step when the key is plain and
+          // whole in this piece (as in KEY below).
+          const q = p + 1;
+          if (q < end && load<u8>(q) === 0x22) {
+            const j = skip(q + 1, end);
+            if (j < end && load<u8>(j) === 0x22) {
+              if (depth === 1) pendingField = fieldOfPlain(q + 1, j - q - 1);
+              p = j + 1;
+              if (p < end && load<u8>(p) === 0x3a) {
+                p++;
+                s = VALUE;
+              } else {
+                s = COLON;
+              }
+              continue;
+            }
+          }
+          s = KEY;
           break;
         }
         if ((c === 0x7d && obj === 1) || (c === 0x5d && obj === 0)) {
