@@ -31,6 +31,14 @@ export interface EncodedMetas {
   extras: [number, Extra][];
 }
 
+/** Lines found in a chunk, by row: where each starts and ends in the chunk and, for a plain
+ *  response, its numeric id (the worker's scanner rows, electron/engine/json-scan.ts). */
+export interface LineRows {
+  startAt(r: number): number;
+  endAt(r: number): number;
+  idAt(r: number): number;
+}
+
 /**
  * Metadata columns being filled frame by frame (the worker's outbox writes each frame as it is
  * classified: no per-frame object for the common case), then cut to size with `take`.
@@ -101,6 +109,32 @@ export class MetaColumns {
   /** Appends a plain response with a numeric id (the bulk of a flood: no object at all). */
   pushResponse(id: number, offset: number, bytes: number, start: number, t: number): void {
     this.row(RESPONSE, id, offset, bytes, start, t);
+  }
+
+  /** Appends rows [r0, r1) of `rows`, all plain responses lying in one chunk: a frame at chunk
+   *  position p has stream offset `offsetDelta + p` and batch position `base + p`. */
+  pushResponses(
+    rows: LineRows,
+    r0: number,
+    r1: number,
+    offsetDelta: number,
+    base: number,
+    t: number,
+  ): void {
+    const n0 = this.n;
+    const n1 = n0 + (r1 - r0);
+    while (this.kinds.length < n1) this.grow();
+    const num = this.num;
+    this.kinds.fill(RESPONSE, n0, n1);
+    for (let r = r0, o = n0 * COLS; r < r1; r++, o += COLS) {
+      const start = rows.startAt(r);
+      num[o] = offsetDelta + start;
+      num[o + 1] = rows.endAt(r) - start;
+      num[o + 2] = base + start;
+      num[o + 3] = t;
+      num[o + 4] = rows.idAt(r);
+    }
+    this.n = n1;
   }
 
   private row(

@@ -99,6 +99,8 @@ export interface LineSink {
 export interface RegionTally {
   /** A line within the limit, of `bytes` bytes without \r\n. */
   line(bytes: number): void;
+  /** `count` lines within the limit, the longest `largest` bytes. */
+  lines(count: number, largest: number): void;
   /** A line over the limit at stream offset `offset`, `bytes` long without its \n. */
   over(offset: number, bytes: number): void;
 }
@@ -145,6 +147,10 @@ export function createLineSplitter(maxFrameBytes: number, sink: LineSink): LineS
     line(bytes) {
       stats.frames += 1;
       if (bytes > stats.largestFrameBytes) stats.largestFrameBytes = bytes;
+    },
+    lines(count, largest) {
+      stats.frames += count;
+      if (largest > stats.largestFrameBytes) stats.largestFrameBytes = largest;
     },
     over(offset, bytes) {
       stats.oversizeFrames += 1;

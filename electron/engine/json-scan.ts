@@ -351,6 +351,25 @@ export class LineBatch implements Scanned {
     return this.f64[(this.base + 22) >> 1];
   }
 
+  /** Whether line r is a plain response (valid JSON, within the limit, a numeric id): the bulk
+   *  of a flood, taken a run at a time through startAt / endAt / idAt without selecting rows. */
+  isPlain(r: number): boolean {
+    const base = this.out + r * ROW;
+    return this.s[base] === 1 && this.f64[(base + 22) >> 1] >= 0;
+  }
+
+  startAt(r: number): number {
+    return this.s[this.out + r * ROW + 20];
+  }
+
+  endAt(r: number): number {
+    return this.s[this.out + r * ROW + 21];
+  }
+
+  idAt(r: number): number {
+    return this.f64[(this.out + r * ROW + 22) >> 1];
+  }
+
   /** Selects line i's results; returns whether the line was valid JSON. */
   row(i: number): boolean {
     this.base = this.out + i * ROW;

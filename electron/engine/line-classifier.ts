@@ -20,6 +20,7 @@ import {
   KEEP_PARAMS_BYTES,
   keepParams,
 } from './classify.js';
+import type { LineRows } from './frame-codec.js';
 import { type Span as Capture, FIELD, JsonScanner, LineBatch, type Scanned } from './json-scan.js';
 import { Utf8Stream } from './utf8-stream.js';
 
@@ -157,6 +158,10 @@ export class LineClassifier {
    * response with the numeric id `id`; `over` >= 0 (c null too) when it is longer than `limit`:
    * its length without the \n. Returns false, having done nothing, when the chunk is too large
    * for one pass.
+   *
+   * With `plain` (and a chunk known to be UTF-8), consecutive plain responses go to it as runs
+   * of rows instead — [r0, r1) of `rows`, read with startAt / endAt / idAt before `plain`
+   * returns — so a flood costs the caller a tight loop rather than a call per line.
    */
   classifyRegion(
     chunk: Uint8Array,
@@ -165,13 +170,24 @@ export class LineClassifier {
     limit: number,
     utf8Known: boolean,
     each: (start: number, end: number, c: Classified | null, id: number, over: number) => void,
+    plain?: (rows: LineRows, r0: number, r1: number) => void,
   ): boolean {
     const b = this.batch;
     if (chunk.length > b.maxBytes) return false;
+    const bulk = utf8Known ? plain : undefined;
     try {
       for (let at = from; at < to; ) {
         const { rows, stop } = b.split(chunk, at, to, limit);
+        let run = -1; // first row of the current run of plain responses
         for (let r = 0; r < rows; r++) {
+          if (bulk !== undefined && b.isPlain(r)) {
+            if (run < 0) run = r;
+            continue;
+          }
+          if (run >= 0) {
+            bulk?.(b, run, r);
+            run = -1;
+          }
           const valid = b.row(r);
           const start = b.lineStart();
           const end = b.lineEnd();
@@ -199,6 +215,7 @@ export class LineClassifier {
           }
           each(start, end, c, 0, -1);
         }
+        if (run >= 0) bulk?.(b, run, rows);
         // Every run holds a whole line: stopping short would lose lines the framer counted.
         if (stop <= at) throw new Error(`classifyRegion: no progress at ${at} of [${from}, ${to})`);
         at = stop;

@@ -1,6 +1,7 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { ChunkedBytes, ChunkReader, type FrameBytes } from '../engine/frame-bytes.js';
-import { decodeMetas } from '../engine/frame-codec.js';
+import { decodeMetas, type LineRows } from '../engine/frame-codec.js';
 import type { FrameMeta } from '../engine/worker-protocol.js';
 import { Outbox, type OutboxOptions, type Piece, type PostedBatch } from './outbox.js';
 
@@ -383,6 +384,65 @@ describe('Outbox batches', () => {
     for (let i = 0; i < 250; i++) add(h, own('x'));
     h.box.flush();
     expect(h.posts.map((p) => p.frames.length)).toEqual([100, 100, 50]);
+  });
+});
+
+describe('Outbox runs of plain responses', () => {
+  it('addResponses is addLine for each row, spill bound and overload policy included', () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.integer({ min: 0, max: 40 }), { minLength: 1, maxLength: 60 }),
+        fc.integer({ min: 0, max: 1500 }),
+        fc.boolean(),
+        fc.integer({ min: 0, max: 5 }),
+        (lengths, spillMaxBytes, keep, lead) => {
+          // One chunk of lines; rows [lead, n) are the run (a few lines before it, one by one).
+          const starts: number[] = [];
+          let at = 0;
+          for (const n of lengths) {
+            starts.push(at);
+            at += n + 1;
+          }
+          const chunk = own(Buffer.alloc(at, 0x61));
+          const rows: LineRows = {
+            startAt: (r) => starts[r],
+            endAt: (r) => starts[r] + lengths[r],
+            idAt: (r) => r * 3,
+          };
+          const r0 = Math.min(lead, lengths.length);
+          const run = (bulk: boolean) => {
+            const h = make({ creditFrames: 4, spillMaxBytes, onOverload: () => keep });
+            for (let r = 0; r < lengths.length; r++) {
+              if (bulk && r === r0) {
+                let bytes = 0;
+                for (let k = r0; k < lengths.length; k++) bytes += lengths[k];
+                h.box.addResponses(chunk, rows, r0, lengths.length, bytes, 1000, 5);
+                break;
+              }
+              h.box.addLine(
+                null,
+                chunk,
+                starts[r],
+                starts[r] + lengths[r],
+                1000 + starts[r],
+                5,
+                r * 3,
+              );
+            }
+            const spill = [h.box.spillFrames, h.box.spillBytes, h.box.maxSpillFrames];
+            const dropped = [h.box.droppedFrames, h.box.droppedBytes, h.overloads];
+            h.box.releaseAll();
+            const frames = h.posts.flatMap((p) => {
+              const data = framesOf(p);
+              return p.frames.map((m, i) => ({ ...m, data: data[i].toString() }));
+            });
+            return { spill, dropped, frames };
+          };
+          expect(run(true)).toEqual(run(false));
+        },
+      ),
+      { numRuns: 300 },
+    );
   });
 });
 

@@ -18,7 +18,7 @@
  * the second) and for a line still arriving whose first chunk leaves with a batch (`onSeal`).
  * Each chunk belongs to one batch: a batch is only sealed between chunks.
  */
-import { type EncodedMetas, MetaColumns } from '../engine/frame-codec.js';
+import { type EncodedMetas, type LineRows, MetaColumns } from '../engine/frame-codec.js';
 import type { FrameMeta } from '../engine/worker-protocol.js';
 
 /** A batch takes no more frames once it has this many (checked between chunks). */
@@ -207,6 +207,37 @@ export class Outbox {
     b.bytes += bytes;
     if (info === null) b.cols.pushResponse(id, offset, bytes, b.base(chunk) + start, t);
     else b.cols.push(info, offset, bytes, b.base(chunk) + start, t);
+  }
+
+  /**
+   * Plain responses lying whole in `chunk`, rows [r0, r1) of `rows` (`bytes`: their lengths
+   * summed; line r's stream offset is `offsetDelta + rows.startAt(r)`): addLine for a run, in one
+   * step while the spill has room for all of them.
+   */
+  addResponses(
+    chunk: Buffer,
+    rows: LineRows,
+    r0: number,
+    r1: number,
+    bytes: number,
+    offsetDelta: number,
+    t: number,
+  ): void {
+    const k = r1 - r0;
+    if (this.spillBytes + bytes > this.opts.spillMaxBytes) {
+      // The spill fills up inside the run: frame by frame, so the overload policy sees each.
+      for (let r = r0; r < r1; r++) {
+        const start = rows.startAt(r);
+        this.addLine(null, chunk, start, rows.endAt(r), offsetDelta + start, t, rows.idAt(r));
+      }
+      return;
+    }
+    this.spillFrames += k;
+    this.spillBytes += bytes;
+    if (this.spillFrames > this.maxSpillFrames) this.maxSpillFrames = this.spillFrames;
+    const b = this.batchFor(chunk);
+    b.bytes += bytes;
+    b.cols.pushResponses(rows, r0, r1, offsetDelta, b.base(chunk), t);
   }
 
   /** A line that arrived over several chunks: `bytes` bytes through `pieces`, in order (the

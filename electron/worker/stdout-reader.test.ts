@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { type Classified, classifyFrameByParse } from '../engine/classify.js';
 import { ChunkReader, type FrameBytes } from '../engine/frame-bytes.js';
-import { decodeFrames } from '../engine/frame-codec.js';
+import { decodeFrames, type LineRows } from '../engine/frame-codec.js';
 import { createFramer } from '../engine/framer.js';
 import { Outbox } from './outbox.js';
 import { StdoutReader } from './stdout-reader.js';
@@ -188,21 +188,38 @@ describe('StdoutReader against the reference framer', () => {
   /** The reader with a recording stand-in for the outbox (no batching, no transfers). */
   function viaReader(chunks: Buffer[], limit: number, relimit: Map<number, number>) {
     const seen: Seen = { frames: [], oversize: [] };
+    const addLine = (
+      c: Classified | null,
+      chunk: Buffer,
+      s: number,
+      e: number,
+      offset: number,
+      _t: number,
+      id = 0,
+    ) => {
+      seen.frames.push([
+        offset,
+        chunk.subarray(s, e).toString('latin1'),
+        c ?? { kind: 'response', id },
+      ]);
+    };
     const outbox = {
-      addLine(
-        c: Classified | null,
+      addLine,
+      addResponses(
         chunk: Buffer,
-        s: number,
-        e: number,
-        offset: number,
-        _t: number,
-        id = 0,
+        rows: LineRows,
+        r0: number,
+        r1: number,
+        bytes: number,
+        offsetDelta: number,
       ) {
-        seen.frames.push([
-          offset,
-          chunk.subarray(s, e).toString('latin1'),
-          c ?? { kind: 'response', id },
-        ]);
+        let sum = 0;
+        for (let r = r0; r < r1; r++) {
+          const s = rows.startAt(r);
+          sum += rows.endAt(r) - s;
+          addLine(null, chunk, s, rows.endAt(r), offsetDelta + s, 0, rows.idAt(r));
+        }
+        expect(sum).toBe(bytes);
       },
       addSpanning(
         c: Classified,

@@ -145,6 +145,17 @@ export class StdoutReader {
           if (c !== null) this.count(c);
           this.outbox.addLine(c, chunk, start, end, at, t, id);
         },
+        (rows, r0, r1) => {
+          let bytes = 0;
+          let largest = 0;
+          for (let r = r0; r < r1; r++) {
+            const n = rows.endAt(r) - rows.startAt(r);
+            bytes += n;
+            if (n > largest) largest = n;
+          }
+          tally.lines(r1 - r0, largest);
+          this.outbox.addResponses(chunk, rows, r0, r1, bytes, offset - from, t);
+        },
       );
     if (done) return;
     // A chunk too large for one pass (never a pipe read): split here, classify line by line.
