@@ -108,15 +108,34 @@ describe('Outbox credits', () => {
     const h = make({ creditBytes: 100 });
     for (let i = 0; i < 4; i++) add(h, Buffer.alloc(40, 0x61 + i));
     h.box.flush();
+    // One batch of 160 bytes, nothing in flight: cut to what fits.
     expect(postedFrames(h)).toBe(2);
-    h.box.credit(1, 20); // 40 bytes available: one more 40-byte frame fits
+    h.box.credit(1, 40); // 60 bytes free: one more frame would fit...
     h.box.flush();
-    expect(postedFrames(h)).toBe(3);
+    // ...but the rest waits for the frame still in flight, then goes whole.
+    expect(postedFrames(h)).toBe(2);
+    h.box.credit(1, 40);
     h.box.flush();
-    expect(postedFrames(h)).toBe(3);
-    h.box.credit(2, 80);
+    expect(h.posts.map((p) => p.frames.length)).toEqual([2, 2]);
+  });
+
+  it('waits for the batches in flight rather than cutting one that does not fit', () => {
+    const h = make({ creditFrames: 8 }); // batches of 2 frames
+    const chunks = Array.from({ length: 6 }, (_, i) => own(`c${i}`));
+    for (const c of chunks) h.box.addLine({ kind: 'response' }, c, 0, 2, 0, 0);
+    // A chunk with 3 lines: its batch (never cut between chunks) holds 3 frames.
+    const three = own('x\ny\nz');
+    for (let i = 0; i < 3; i++) h.box.addLine({ kind: 'response' }, three, i * 2, i * 2 + 1, 0, 0);
     h.box.flush();
-    expect(postedFrames(h)).toBe(4);
+    expect(h.posts.map((p) => p.frames.length)).toEqual([2, 2, 2]); // 6 of 8 credits used
+    expect(h.box.spillFrames).toBe(3); // 2 credits free: not cut, it waits
+    h.box.flush();
+    expect(h.box.spillFrames).toBe(3);
+    h.box.credit(2, 4);
+    h.box.flush();
+    // 4 credits free: the batch of 3 goes whole, its chunk not copied.
+    expect(h.posts.map((p) => p.frames.length)).toEqual([2, 2, 2, 3]);
+    expect(h.posts[3].buffers).toEqual([three.buffer]);
   });
 
   it('credits never exceed the configured limit', () => {

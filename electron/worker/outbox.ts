@@ -305,11 +305,19 @@ export class Outbox {
     this.endWait();
   }
 
-  /** How many of the batch's first frames the credits allow now (a frame larger than the whole
-   *  byte credit may go alone when nothing is outstanding, or the session would deadlock). */
+  /**
+   * How many of the batch's first frames go now. A batch goes whole when the credits allow it;
+   * one that does not fit waits for the batches in flight to be credited back, and is cut to
+   * what fits only when nothing is in flight (a credit smaller than a batch still makes
+   * progress). Cutting costs a copy of the chunk the halves share and a message more, so a
+   * flood that outruns main for a moment waits a batch instead of cutting one each time. A
+   * frame larger than the whole byte credit goes alone when nothing is outstanding, or the
+   * session would deadlock.
+   */
   private fitting(b: Batch): number {
     if (this.availFrames === Number.POSITIVE_INFINITY) return b.n;
     if (b.n <= this.availFrames && b.bytes <= this.availBytes) return b.n;
+    if (this.outstandingFrames > 0) return 0;
     let k = 0;
     let bytes = 0;
     while (k < b.n && k < this.availFrames) {
@@ -318,8 +326,7 @@ export class Outbox {
       bytes += len;
       k += 1;
     }
-    if (k === 0 && this.outstandingFrames === 0) k = 1;
-    return k;
+    return Math.max(k, 1);
   }
 
   private endWait(): void {
