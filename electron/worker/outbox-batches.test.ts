@@ -1,0 +1,220 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import {
+  add,
+  addPieces,
+  bytesOf,
+  framesOf,
+  KiB,
+  MiB,
+  make,
+  own,
+  postedFrames,
+} from '../../test/fixtures/outbox-harness.js';
+import { ChunkedBytes } from '../engine/frame-bytes.js';
+import type { LineRows } from '../engine/frame-codec.js';
+import type { Piece } from './outbox.js';
+
+describe('Outbox batches', () => {
+  it('carries the lines of a chunk in that very chunk, transferred (no copy)', () => {
+    const h = make();
+    const chunk = own('{"a":1}\n{"b":2}\r\n{"c":3}\n{"partial');
+    h.box.addLine({ kind: 'response' }, chunk, 0, 7, 0, 0);
+    h.box.addLine({ kind: 'response' }, chunk, 8, 15, 8, 0);
+    h.box.addLine({ kind: 'response' }, chunk, 17, 24, 17, 0);
+    h.box.flush();
+    expect(h.posts).toHaveLength(1);
+    const p = h.posts[0];
+    expect(p.buffers).toEqual([chunk.buffer]);
+    expect(p.buffers[0]).toBe(chunk.buffer);
+    expect(p.transfer).toContain(chunk.buffer);
+    expect(p.frames.map((m) => m.start)).toEqual([0, 8, 17]);
+    expect(framesOf(p).map(String)).toEqual(['{"a":1}', '{"b":2}', '{"c":3}']);
+    // The last chunk of a sealed batch is offered to the owner of a line still arriving.
+    expect(h.sealed).toEqual([chunk]);
+  });
+
+  it('places frames of consecutive chunks at their position in the chunks taken as one run', () => {
+    const h = make();
+    const a = own('{"a":1}');
+    const b = own('{"bb":22}');
+    add(h, a);
+    add(h, b);
+    h.box.flush();
+    const p = h.posts[0];
+    expect(p.buffers).toEqual([a.buffer, b.buffer]);
+    expect(p.frames.map((m) => m.start)).toEqual([0, a.length]);
+    expect(framesOf(p).map(String)).toEqual(['{"a":1}', '{"bb":22}']);
+  });
+
+  it('copies a chunk that is not its own whole ArrayBuffer (never transfers foreign bytes)', () => {
+    const h = make();
+    const backing = Buffer.alloc(2 * MiB, 0x41);
+    const view = backing.subarray(100, 100 + 300 * KiB);
+    add(h, view);
+    add(h, Buffer.from('pooled')); // a small Buffer.from shares the 8 KiB pool
+    h.box.flush();
+    const [ab, pooled] = h.posts[0].buffers;
+    expect(ab).not.toBe(backing.buffer);
+    expect(ab.byteLength).toBe(300 * KiB);
+    expect(pooled.byteLength).toBe(6);
+    expect(framesOf(h.posts[0])[0].equals(view)).toBe(true);
+    expect(framesOf(h.posts[0])[1].toString()).toBe('pooled');
+  });
+
+  it('sends a frame that spanned chunks as those chunks: never joined, never copied', () => {
+    const h = make();
+    add(h, own('first'));
+    const c1 = Buffer.alloc(64 * KiB + 10, 0x61);
+    const c2 = Buffer.alloc(192 * KiB, 0x62);
+    const c3 = own('ccc\r\n{"next":1}');
+    addPieces(
+      h,
+      [
+        { chunk: c1, start: 10, end: c1.length },
+        { chunk: c2, start: 0, end: c2.length },
+        { chunk: c3, start: 0, end: 4 },
+      ],
+      256 * KiB + 3,
+    );
+    h.box.addLine({ kind: 'response' }, c3, 5, 15, 0, 0);
+    h.box.flush();
+    expect(h.posts).toHaveLength(1);
+    const p = h.posts[0];
+    expect(p.buffers[1]).toBe(c1.buffer);
+    expect(p.buffers[2]).toBe(c2.buffer);
+    expect(p.buffers[3]).toBe(c3.buffer);
+    expect(new Set(p.transfer).size).toBe(p.transfer.length);
+    const data = bytesOf(p);
+    expect(data[1]).toBeInstanceOf(ChunkedBytes);
+    expect((data[1] as ChunkedBytes).chunks).toHaveLength(3);
+    expect(data[1].length).toBe(256 * KiB + 3);
+    expect(data[1].subarray(256 * KiB - 1).toString()).toBe('bccc'); // the \r is left out
+    expect(framesOf(p).map((f) => (f.length < 20 ? f.toString() : f.length))).toEqual([
+      'first',
+      256 * KiB + 3,
+      '{"next":1}',
+    ]);
+  });
+
+  it('splits small frames into batches of at most 8192 frames', () => {
+    const h = make({ creditFrames: 100_000 });
+    for (let i = 0; i < 10_000; i++) add(h, own('x'));
+    h.box.flush();
+    expect(h.posts.map((p) => p.frames.length)).toEqual([8192, 1808]);
+  });
+
+  it('starts a new batch once its chunks hold 4 MiB (between chunks)', () => {
+    const h = make();
+    for (let i = 0; i < 20; i++) add(h, Buffer.alloc(250 * KiB, i));
+    h.box.flush();
+    expect(h.posts.map((p) => p.frames.length)).toEqual([17, 3]);
+    const frames = h.posts.flatMap(framesOf);
+    expect(frames.map((f) => f[0])).toEqual(Array.from({ length: 20 }, (_, i) => i));
+  });
+
+  it('never seals a batch in the middle of a chunk, however many lines it holds', () => {
+    const h = make({ creditFrames: 100_000 });
+    const chunk = own('1\n'.repeat(9000));
+    for (let i = 0; i < 9000; i++)
+      h.box.addLine({ kind: 'response' }, chunk, i * 2, i * 2 + 1, i * 2, 0);
+    h.box.flush();
+    expect(h.posts.map((p) => p.frames.length)).toEqual([9000]);
+  });
+
+  it('a batch cut by credits copies the chunk both halves need, for the second', () => {
+    const h = make({ creditFrames: 2 });
+    // Three lines and the start of a 300 KiB one in the first chunk: one batch (never cut
+    // between frames of one chunk when it is sealed), then cut by the credit of 2.
+    const chunk = own(`{"a":1}\n{"b":2}\n{"c":3}\n${'1'.repeat(100)}`);
+    for (let i = 0; i < 3; i++)
+      h.box.addLine({ kind: 'response' }, chunk, i * 8, i * 8 + 7, i * 8, 0);
+    const big: Piece[] = [
+      { chunk, start: 24, end: chunk.length },
+      { chunk: Buffer.alloc(300 * KiB, 0x31), start: 0, end: 300 * KiB },
+    ];
+    addPieces(h, big, 300 * KiB + 100);
+    h.box.flush();
+    expect(postedFrames(h)).toBe(2);
+    expect(h.posts[0].buffers).toEqual([chunk.buffer]);
+    h.box.credit(2, 14);
+    h.box.flush();
+    expect(h.posts.map((p) => p.frames.length)).toEqual([2, 2]);
+    const second = h.posts[1];
+    expect(second.buffers[0]).not.toBe(chunk.buffer); // a copy of '{"c":3}\n' + the line's start
+    expect(second.buffers[1]).toBe(big[1].chunk.buffer);
+    const all = h.posts.flatMap(framesOf);
+    expect(all.map((f) => (f.length < 10 ? f.toString() : `${f.length}:${f[0]}`))).toEqual([
+      '{"a":1}',
+      '{"b":2}',
+      '{"c":3}',
+      `${300 * KiB + 100}:${0x31}`,
+    ]);
+  });
+
+  it('seals batches at a quarter of the frame credit (between chunks), so few need cutting', () => {
+    const h = make({ creditFrames: 400 });
+    for (let i = 0; i < 250; i++) add(h, own('x'));
+    h.box.flush();
+    expect(h.posts.map((p) => p.frames.length)).toEqual([100, 100, 50]);
+  });
+});
+
+describe('Outbox runs of plain responses', () => {
+  it('addResponses is addLine for each row, spill bound and overload policy included', () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.integer({ min: 0, max: 40 }), { minLength: 1, maxLength: 60 }),
+        fc.integer({ min: 0, max: 1500 }),
+        fc.boolean(),
+        fc.integer({ min: 0, max: 5 }),
+        (lengths, spillMaxBytes, keep, lead) => {
+          // One chunk of lines; rows [lead, n) are the run (a few lines before it, one by one).
+          const starts: number[] = [];
+          let at = 0;
+          for (const n of lengths) {
+            starts.push(at);
+            at += n + 1;
+          }
+          const chunk = own(Buffer.alloc(at, 0x61));
+          const rows: LineRows = {
+            startAt: (r) => starts[r],
+            endAt: (r) => starts[r] + lengths[r],
+            idAt: (r) => r * 3,
+          };
+          const r0 = Math.min(lead, lengths.length);
+          const run = (bulk: boolean) => {
+            const h = make({ creditFrames: 4, spillMaxBytes, onOverload: () => keep });
+            for (let r = 0; r < lengths.length; r++) {
+              if (bulk && r === r0) {
+                let bytes = 0;
+                for (let k = r0; k < lengths.length; k++) bytes += lengths[k];
+                h.box.addResponses(chunk, rows, r0, lengths.length, bytes, 1000, 5);
+                break;
+              }
+              h.box.addLine(
+                null,
+                chunk,
+                starts[r],
+                starts[r] + lengths[r],
+                1000 + starts[r],
+                5,
+                r * 3,
+              );
+            }
+            const spill = [h.box.spillFrames, h.box.spillBytes, h.box.maxSpillFrames];
+            const dropped = [h.box.droppedFrames, h.box.droppedBytes, h.overloads];
+            h.box.releaseAll();
+            const frames = h.posts.flatMap((p) => {
+              const data = framesOf(p);
+              return p.frames.map((m, i) => ({ ...m, data: data[i].toString() }));
+            });
+            return { spill, dropped, frames };
+          };
+          expect(run(true)).toEqual(run(false));
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
+});
