@@ -14,8 +14,9 @@
  * Zero copy: a batch carries the very pipe chunks its frames lie in, transferred, and each
  * frame's position in them (as if the chunks were one run of bytes). A 64 MiB frame is its
  * 1024 chunks; 300 small frames of one chunk are that chunk. Nothing is joined or copied on the
- * way to main, except when credits cut a batch in two (the chunk both halves need is copied for
- * the second) and for a line still arriving whose first chunk leaves with a batch (`onSeal`).
+ * way to main, except when credits cut a batch in two (only with nothing in flight: the chunk
+ * both halves need is copied for the second) and for a line still arriving whose first chunk
+ * leaves with a batch (`onSeal`).
  * Each chunk belongs to one batch: a batch is only sealed between chunks.
  */
 import { type EncodedMetas, type LineRows, MetaColumns } from '../engine/frame-codec.js';
@@ -124,9 +125,8 @@ export class Outbox {
   /**
    * Frames a batch takes before it is sealed (between chunks): at most a quarter of the frame
    * credit, so that batches in flight leave room for the next whole one. Credits come back a
-   * batch at a time; a batch bigger than what is left would have to be cut (a copy and one
-   * more message each time): with 8192 credits and 8192-frame batches, a flood of small frames
-   * cut almost every batch.
+   * batch at a time; a batch bigger than what is left waits (see `fitting`): with 8192 credits
+   * and 8192-frame batches, a flood of small frames would post one batch at a time.
    */
   private readonly batchFrames: number;
 
