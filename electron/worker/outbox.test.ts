@@ -58,6 +58,31 @@ describe('Outbox credits', () => {
     expect(h.posts[3].buffers).toEqual([three.buffer]);
   });
 
+  it('cuts a batch larger than the whole credit to what fits, without waiting', () => {
+    const h = make({ creditFrames: 4 }); // batches of 1 frame, but a chunk is never cut in two
+    add(h, own('a'));
+    const six = own('1\n2\n3\n4\n5\n6');
+    for (let i = 0; i < 6; i++) h.box.addLine({ kind: 'response' }, six, i * 2, i * 2 + 1, 0, 0);
+    h.box.flush();
+    expect(h.posts.map((p) => p.frames.length)).toEqual([1, 3]); // 6 > 4: cut, not held
+    h.box.credit(1, 1);
+    h.box.flush();
+    // The 3 left fit within the whole credit: held until those in flight are back.
+    expect(h.posts.map((p) => p.frames.length)).toEqual([1, 3]);
+    h.box.credit(3, 3);
+    h.box.flush();
+    expect(h.posts.map((p) => p.frames.length)).toEqual([1, 3, 3]);
+    expect(h.posts.flatMap(framesOf).map((f) => f.toString())).toEqual([
+      'a',
+      '1',
+      '2',
+      '3',
+      '4',
+      '5',
+      '6',
+    ]);
+  });
+
   it('credits never exceed the configured limit', () => {
     const h = make({ creditFrames: 2, creditBytes: 100 });
     h.box.credit(50, 5000);
@@ -122,6 +147,23 @@ describe('Outbox dispatcher wait', () => {
     h.box.flush();
     expect(h.box.waitMs).toBe(80);
     expect(h.box.longestWaitMs).toBe(60);
+  });
+
+  it('does not count a batch held for the credits in flight while a frame would fit', () => {
+    const h = make({ creditFrames: 8 }); // batches of 2
+    for (let i = 0; i < 6; i++) add(h, own(`c${i}`));
+    const three = own('x\ny\nz');
+    for (let i = 0; i < 3; i++) h.box.addLine({ kind: 'response' }, three, i * 2, i * 2 + 1, 0, 0);
+    h.clock.t = 10;
+    h.box.flush(); // 6 in flight, 2 credits free: the batch of 3 is held, frames could go
+    h.clock.t = 50;
+    h.box.flush();
+    expect(h.box.currentWaitMs()).toBe(0);
+    h.clock.t = 60;
+    h.box.credit(2, 4);
+    h.box.flush();
+    expect(h.posts).toHaveLength(4);
+    expect(h.box.waitMs).toBe(0);
   });
 
   it('does not count time out of credits with nothing waiting', () => {

@@ -290,7 +290,10 @@ export class Outbox {
       const head = this.queue[0];
       const k = this.fitting(head);
       if (k === 0) {
-        if (this.waitingSince === null) this.waitingSince = this.opts.now();
+        // Out of credits — not even the first frame fits — is the dispatcher wait; holding a
+        // batch that will fit whole once those in flight are back is batching, not waiting.
+        if (!this.fitsFirst(head)) this.waitingSince ??= this.opts.now();
+        else this.endWait();
         return;
       }
       this.endWait();
@@ -306,18 +309,19 @@ export class Outbox {
   }
 
   /**
-   * How many of the batch's first frames go now. A batch goes whole when the credits allow it;
-   * one that does not fit waits for the batches in flight to be credited back, and is cut to
-   * what fits only when nothing is in flight (a credit smaller than a batch still makes
-   * progress). Cutting costs a copy of the chunk the halves share and a message more, so a
-   * flood that outruns main for a moment waits a batch instead of cutting one each time. A
+   * How many of the batch's first frames go now. A batch goes whole when the credits allow it.
+   * One that does not fit now but would within the whole credit is held until the batches in
+   * flight are credited back (cutting it would cost a copy of the chunk the halves share and a
+   * message more, each time a flood outruns main for a moment; main still holds those in
+   * flight, so it never starves). A batch larger than the whole credit is cut to what fits. A
    * frame larger than the whole byte credit goes alone when nothing is outstanding, or the
    * session would deadlock.
    */
   private fitting(b: Batch): number {
     if (this.availFrames === Number.POSITIVE_INFINITY) return b.n;
     if (b.n <= this.availFrames && b.bytes <= this.availBytes) return b.n;
-    if (this.outstandingFrames > 0) return 0;
+    const fitsWhole = b.n <= this.opts.creditFrames && b.bytes <= this.opts.creditBytes;
+    if (fitsWhole && this.outstandingFrames > 0) return 0;
     let k = 0;
     let bytes = 0;
     while (k < b.n && k < this.availFrames) {
@@ -326,7 +330,13 @@ export class Outbox {
       bytes += len;
       k += 1;
     }
-    return Math.max(k, 1);
+    if (k === 0 && this.outstandingFrames === 0) k = 1;
+    return k;
+  }
+
+  /** Whether the credits would let the batch's first frame go now. */
+  private fitsFirst(b: Batch): boolean {
+    return this.availFrames >= 1 && b.cols.bytes(0) <= this.availBytes;
   }
 
   private endWait(): void {
