@@ -172,10 +172,11 @@ export class MetaColumns {
   }
 
   private grow(): void {
-    const num = new Float64Array(this.num.length * 2);
+    const capacity = Math.max(1, this.kinds.length * 2);
+    const num = new Float64Array(capacity * COLS);
     num.set(this.num);
     this.num = num;
-    const kinds = new Uint8Array(this.kinds.length * 2);
+    const kinds = new Uint8Array(capacity);
     kinds.set(this.kinds);
     this.kinds = kinds;
   }

@@ -153,6 +153,8 @@ export class StdoutReader {
             bytes += n;
             if (n > largest) largest = n;
           }
+          // Counted as framed before the outbox takes them (as each line above): the framer's
+          // count includes frames the overload policy then drops.
           tally.lines(r1 - r0, largest);
           this.outbox.addResponses(chunk, rows, r0, r1, bytes, offset - from, t);
         },
