@@ -255,6 +255,28 @@ function keyAppend(src: u32, n: u32): void {
   keyLen += n;
 }
 
+/** The state after the key plainKey took: VALUE when it took the colon too, else COLON. */
+let afterKey: u32 = COLON;
+
+/**
+ * A plain key (no escapes) whole in [q, end), q at its opening quote, with the colon after it
+ * when that is in the piece too: notes the member it names (at depth 1) and returns where
+ * scanning goes on, leaving the state in `afterKey`; 0 when the key is not plain and whole here
+ * (never an address in INPUT; the caller then takes the key byte by byte).
+ */
+function plainKey(q: u32, end: u32): u32 {
+  const j = skip(q + 1, end);
+  if (j >= end || load<u8>(j) !== 0x22) return 0;
+  if (depth === 1) pendingField = fieldOfPlain(q + 1, j - q - 1);
+  const p = j + 1;
+  if (p < end && load<u8>(p) === 0x3a) {
+    afterKey = VALUE;
+    return p + 1;
+  }
+  afterKey = COLON;
+  return p;
+}
+
 // --- the machine --------------------------------------------------------------------------------
 
 /**
@@ -366,17 +388,10 @@ export function feed(p: u32, n: u32, streaming: bool): u32 {
       case KEY: {
         if (isWs(c)) break;
         if (c === 0x22) {
-          const j = skip(p + 1, end);
-          if (j < end && load<u8>(j) === 0x22) {
-            // A plain key, whole in this piece; the colon taken along when it follows.
-            if (depth === 1) pendingField = fieldOfPlain(p + 1, j - p - 1);
-            p = j + 1;
-            if (p < end && load<u8>(p) === 0x3a) {
-              p++;
-              s = VALUE;
-            } else {
-              s = COLON;
-            }
+          const next = plainKey(p, end);
+          if (next !== 0) {
+            p = next;
+            s = afterKey;
             continue;
           }
           inKey = true;
@@ -413,20 +428,13 @@ export function feed(p: u32, n: u32, streaming: bool): u32 {
             s = VALUE;
             break;
           }
-          // `,"key":` — the usual next member — taken in one step when the key is plain and
-          // whole in this piece (as in KEY below).
+          // `,"key":` — the usual next member — in one step when the key is plain and whole here.
           const q = p + 1;
           if (q < end && load<u8>(q) === 0x22) {
-            const j = skip(q + 1, end);
-            if (j < end && load<u8>(j) === 0x22) {
-              if (depth === 1) pendingField = fieldOfPlain(q + 1, j - q - 1);
-              p = j + 1;
-              if (p < end && load<u8>(p) === 0x3a) {
-                p++;
-                s = VALUE;
-              } else {
-                s = COLON;
-              }
+            const next = plainKey(q, end);
+            if (next !== 0) {
+              p = next;
+              s = afterKey;
               continue;
             }
           }
