@@ -1,6 +1,6 @@
 /**
- * Browser mode + Debian Chromium for the scripts (`npm run screenshot`, `npm run bench:ui`):
- * the plain-JavaScript twin of harness.ts, which the TypeScript tests use. Starts
+ * Browser mode + Debian Chromium for the scripts (`npm run screenshot`, `npm run bench:ui`) and
+ * the e2e tests (harness.ts wraps it, with types from launch.d.mts). Starts
  * `pipescope web --port 0 --no-open` from the built dist/, reads the one URL line it prints,
  * launches Chromium with playwright-core, and stops both (SIGTERM → the host stops every
  * session through the stop ladder).
@@ -35,9 +35,9 @@ export function checkPrerequisites() {
 }
 
 /**
- * Starts browser mode and a headless Chromium on its URL.
- * @param {{ viewport?: { width: number, height: number }, colorScheme?: 'dark' | 'light',
- *   beforeNavigate?: (page: import('playwright-core').Page) => void | Promise<void> }} [options]
+ * Starts browser mode and a headless Chromium on its URL; unless `waitForReady` is false,
+ * resolves once the renderer is ready. Options: launch.d.mts.
+ * @param {import('./launch.d.mts').BrowserModeOptions} [options]
  */
 export async function openBrowserMode(options = {}) {
   const host = spawn(
@@ -51,7 +51,7 @@ export async function openBrowserMode(options = {}) {
   });
   /** @type {import('playwright-core').BrowserContext | undefined} */
   let context;
-  const userDataDir = mkdtempSync(path.join(tmpdir(), 'pipescope-script-'));
+  const userDataDir = mkdtempSync(path.join(tmpdir(), 'pipescope-browser-'));
   const close = async () => {
     await context?.close().catch(() => {});
     rmSync(userDataDir, { recursive: true, force: true });
@@ -101,7 +101,9 @@ export async function openBrowserMode(options = {}) {
     const page = context.pages()[0] ?? (await context.newPage());
     await options.beforeNavigate?.(page);
     await page.goto(url);
-    await page.locator('main[data-state="ready"]').waitFor({ timeout: 20_000 });
+    if (options.waitForReady !== false) {
+      await page.locator('main[data-state="ready"]').waitFor({ timeout: 20_000 });
+    }
     return { url, page, context, host, hostStderr: () => err, close };
   } catch (e) {
     await close();
