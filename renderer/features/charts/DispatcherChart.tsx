@@ -3,19 +3,13 @@
  * memoized like StdoutChart: both y-axes are fixed by us so their props stay stable.
  */
 import { memo, type ReactElement, useMemo } from 'react';
-import { CartesianGrid, Line, LineChart, ResponsiveContainer, YAxis } from 'recharts';
+import { CartesianGrid, LineChart, ResponsiveContainer } from 'recharts';
 import type { SeriesPoint } from '../../../shared/host-api';
 import { formatCount, formatMs } from '../../components/format';
 import { ChartFrame } from './ChartFrame';
 import { sameScale, tickCount, tickMs, yScale } from './chart-format';
-import {
-  AXIS_STROKE,
-  AXIS_TICK,
-  GRID_STROKE,
-  MARGIN_FLUSH,
-  type TimeWindow,
-  Y_TICKS,
-} from './chart-props';
+import { GRID_STROKE, MARGIN_FLUSH, type TimeWindow, Y_TICKS } from './chart-props';
+import { seriesLine, valueAxis } from './series';
 import { timeAxis } from './time-axis';
 import { useStable } from './useStable';
 
@@ -56,49 +50,10 @@ export const DispatcherChart = memo(function DispatcherChart({
         <LineChart data={points} margin={MARGIN_FLUSH}>
           <CartesianGrid stroke={GRID_STROKE} vertical={false} yAxisId="depth" />
           {timeAxis(domain, xTicks)}
-          <YAxis
-            yAxisId="depth"
-            width={40}
-            type="number"
-            domain={depthY.domain}
-            ticks={depthY.ticks}
-            niceTicks="none"
-            tickFormatter={tickCount}
-            stroke={AXIS_STROKE}
-            tick={AXIS_TICK}
-          />
-          <YAxis
-            yAxisId="wait"
-            orientation="right"
-            width={50}
-            type="number"
-            domain={waitY.domain}
-            ticks={waitY.ticks}
-            niceTicks="none"
-            tickFormatter={tickMs}
-            stroke={AXIS_STROKE}
-            tick={AXIS_TICK}
-          />
-          <Line
-            yAxisId="depth"
-            dataKey="dispatcherDepth"
-            stroke={DEPTH}
-            dot={false}
-            activeDot={false}
-            isAnimationActive={false}
-            strokeWidth={1.5}
-            type="stepAfter"
-          />
-          <Line
-            yAxisId="wait"
-            dataKey="dispatcherWaitMs"
-            stroke={WAIT}
-            dot={false}
-            activeDot={false}
-            isAnimationActive={false}
-            strokeWidth={1}
-            type="linear"
-          />
+          {valueAxis(depthY, tickCount, 40, { id: 'depth' })}
+          {valueAxis(waitY, tickMs, 50, { id: 'wait', right: true })}
+          {seriesLine('dispatcherDepth', DEPTH, { width: 1.5, type: 'stepAfter', axis: 'depth' })}
+          {seriesLine('dispatcherWaitMs', WAIT, { width: 1, axis: 'wait' })}
         </LineChart>
       </ResponsiveContainer>
     </ChartFrame>

@@ -3,19 +3,13 @@
  * sampled, decimated series; both axes are fixed by us (stable props, no nice-tick search).
  */
 import { memo, type ReactElement, useMemo } from 'react';
-import { CartesianGrid, Line, LineChart, ResponsiveContainer, YAxis } from 'recharts';
+import { CartesianGrid, LineChart, ResponsiveContainer } from 'recharts';
 import type { SeriesPoint } from '../../../shared/host-api';
 import { formatRate } from '../../components/format';
 import { ChartFrame } from './ChartFrame';
 import { sameScale, tickBytes, yScale } from './chart-format';
-import {
-  AXIS_STROKE,
-  AXIS_TICK,
-  GRID_STROKE,
-  MARGIN_RIGHT_PAD,
-  type TimeWindow,
-  Y_TICKS,
-} from './chart-props';
+import { GRID_STROKE, MARGIN_RIGHT_PAD, type TimeWindow, Y_TICKS } from './chart-props';
+import { seriesLine, valueAxis } from './series';
 import { timeAxis } from './time-axis';
 import { useStable } from './useStable';
 
@@ -48,34 +42,9 @@ export const StdoutChart = memo(function StdoutChart({
         <LineChart data={points} margin={MARGIN_RIGHT_PAD}>
           <CartesianGrid stroke={GRID_STROKE} vertical={false} />
           {timeAxis(domain, xTicks)}
-          <YAxis
-            width={42}
-            type="number"
-            domain={y.domain}
-            ticks={y.ticks}
-            niceTicks="none"
-            tickFormatter={tickBytes}
-            stroke={AXIS_STROKE}
-            tick={AXIS_TICK}
-          />
-          <Line
-            dataKey="stdoutRate"
-            stroke={STDOUT}
-            dot={false}
-            activeDot={false}
-            isAnimationActive={false}
-            strokeWidth={1.5}
-            type="linear"
-          />
-          <Line
-            dataKey="stderrRate"
-            stroke={STDERR}
-            dot={false}
-            activeDot={false}
-            isAnimationActive={false}
-            strokeWidth={1}
-            type="linear"
-          />
+          {valueAxis(y, tickBytes, 42)}
+          {seriesLine('stdoutRate', STDOUT, { width: 1.5 })}
+          {seriesLine('stderrRate', STDERR, { width: 1 })}
         </LineChart>
       </ResponsiveContainer>
     </ChartFrame>
