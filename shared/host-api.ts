@@ -71,6 +71,18 @@ export interface SeriesPoint {
   largestFrameBytes: number;
 }
 
+/** A chart point at `t` with nothing flowing and nothing queued. */
+export function quietPoint(t: number): SeriesPoint {
+  return {
+    t,
+    stdoutRate: 0,
+    stderrRate: 0,
+    dispatcherDepth: 0,
+    dispatcherWaitMs: 0,
+    largestFrameBytes: 0,
+  };
+}
+
 /** A session's state as pushed to the renderer, at most 20 times a second. */
 export interface SessionSnapshot {
   sessionId: string;

@@ -10,7 +10,7 @@
 import { createHash } from 'node:crypto';
 import path from 'node:path';
 import type { FramePage, FrameSummary } from '../../shared/frames.js';
-import type { SessionInfo, SessionSnapshot } from '../../shared/host-api.js';
+import { quietPoint, type SessionInfo, type SessionSnapshot } from '../../shared/host-api.js';
 import type { ProbeReport } from '../../shared/report.js';
 import type { RequestRecord } from '../../shared/requests.js';
 import type { ExportFormat, TraceExport } from '../../shared/trace-api.js';
@@ -180,14 +180,7 @@ export class TraceSession {
       snapshot: {
         sessionId: '',
         metrics,
-        point: series.at(-1) ?? {
-          t,
-          stdoutRate: 0,
-          stderrRate: 0,
-          dispatcherDepth: 0,
-          dispatcherWaitMs: 0,
-          largestFrameBytes: 0,
-        },
+        point: series.at(-1) ?? quietPoint(t),
         requests: requestsAt(this.timeline.requests, t),
         frames,
         framesSkipped: first,

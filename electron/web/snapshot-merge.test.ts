@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { FrameSummary } from '../../shared/frames.js';
-import type { SessionInfo, SessionSnapshot } from '../../shared/host-api.js';
+import { quietPoint, type SessionInfo, type SessionSnapshot } from '../../shared/host-api.js';
 import { emptyLiveMetrics } from '../../shared/metrics.js';
 import type { RequestRecord } from '../../shared/requests.js';
 import { mergeSnapshots } from './snapshot-merge.js';
@@ -14,14 +14,7 @@ function snap(seq: number, over: Partial<SessionSnapshot> = {}): SessionSnapshot
     seq,
     info: { id: 's', title: `t${seq}` } as SessionInfo, // whole value: only identity matters
     metrics: { ...emptyLiveMetrics(), frames: seq },
-    point: {
-      t: seq,
-      stdoutRate: 0,
-      stderrRate: 0,
-      dispatcherDepth: 0,
-      dispatcherWaitMs: 0,
-      largestFrameBytes: 0,
-    },
+    point: quietPoint(seq),
     requests: [],
     frames: [],
     framesSkipped: 0,

@@ -1,7 +1,7 @@
 /** Builders of host data for unit tests (store reducers, selectors, components' logic). */
 import type { LiveFinding } from '../../shared/findings';
 import type { FrameSummary } from '../../shared/frames';
-import type { SessionInfo, SessionSnapshot } from '../../shared/host-api';
+import { quietPoint, type SessionInfo, type SessionSnapshot } from '../../shared/host-api';
 import { emptyLiveMetrics } from '../../shared/metrics';
 import type { RequestRecord } from '../../shared/requests';
 
@@ -86,14 +86,7 @@ export function makeSnapshot(seq: number, over: Partial<SessionSnapshot> = {}): 
     seq,
     info: makeInfo(),
     metrics,
-    point: {
-      t: seq * 50,
-      stdoutRate: 0,
-      stderrRate: 0,
-      dispatcherDepth: 0,
-      dispatcherWaitMs: 0,
-      largestFrameBytes: 0,
-    },
+    point: quietPoint(seq * 50),
     requests: [],
     frames: [],
     framesSkipped: 0,

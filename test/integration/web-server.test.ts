@@ -7,7 +7,12 @@ import { rmSync } from 'node:fs';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { SessionManager } from '../../dist/electron/engine/session-manager.js';
 import { startWebServer, type WebServer } from '../../dist/electron/web/server.js';
-import type { HostEvent, SessionInfo, SessionSnapshot } from '../../dist/shared/host-api.js';
+import {
+  type HostEvent,
+  quietPoint,
+  type SessionInfo,
+  type SessionSnapshot,
+} from '../../dist/shared/host-api.js';
 import { emptyLiveMetrics } from '../../dist/shared/metrics.js';
 import type { RequestRecord } from '../../dist/shared/requests.js';
 import { childrenOfThisProcess, groupMembers, waitFor, withTimeout } from './helpers.js';
@@ -137,14 +142,7 @@ describe('backpressure: a socket that does not read', () => {
     // Only the fields the bridge reads are real; the padding makes each snapshot ~1 MiB.
     info: { id: 's1', title: pad } as SessionInfo,
     metrics: emptyLiveMetrics(),
-    point: {
-      t: seq,
-      stdoutRate: 0,
-      stderrRate: 0,
-      dispatcherDepth: 0,
-      dispatcherWaitMs: 0,
-      largestFrameBytes: 0,
-    },
+    point: quietPoint(seq),
     requests: [record(seq)],
     frames: [],
     framesSkipped: 0,
