@@ -6,7 +6,7 @@
  */
 import { memo, type ReactElement, type ReactNode, useCallback, useMemo, useState } from 'react';
 import type { FrameSummary } from '../../../shared/frames.js';
-import { VirtualList } from '../../components/VirtualList.js';
+import { LogList } from '../../components/LogList.js';
 import './frames.css';
 import {
   directionArrow,
@@ -116,8 +116,8 @@ export const FramesPanel = memo(function FramesPanel({
     setFilter((prev) => ({ ...prev, ...patch }));
 
   return (
-    <section className="ps-frames" data-testid="frames-log" aria-label="Frames log">
-      <div className="ps-frames-toolbar">
+    <section className="ps-log" data-testid="frames-log" aria-label="Frames log">
+      <div className="ps-log-toolbar">
         <select
           aria-label="Direction"
           value={filter.dir}
@@ -146,7 +146,7 @@ export const FramesPanel = memo(function FramesPanel({
           value={filter.text}
           onChange={(e) => update({ text: e.target.value })}
         />
-        <span className="ps-frames-count">
+        <span className="ps-log-count">
           {isFilterActive(filter)
             ? `${shown.length.toLocaleString()} of ${frames.length.toLocaleString()}`
             : `${frames.length.toLocaleString()} frames`}
@@ -161,23 +161,21 @@ export const FramesPanel = memo(function FramesPanel({
         <span className="ps-col-size">size</span>
         <span className="ps-col-preview">preview</span>
       </div>
-      <div className="ps-frames-list">
-        {shown.length === 0 ? (
-          <p className="ps-frames-empty">
-            {frames.length === 0 ? 'No frames yet.' : 'No frames match the filter.'}
-          </p>
-        ) : (
-          <VirtualList
-            items={shown}
-            rowHeight={ROW_HEIGHT}
-            height="100%"
-            renderRow={renderRow}
-            getKey={frameKey}
-            keyByPosition
-            stickToBottom
-          />
-        )}
-      </div>
+      <LogList
+        items={shown}
+        empty={
+          shown.length > 0
+            ? null
+            : frames.length === 0
+              ? 'No frames yet.'
+              : 'No frames match the filter.'
+        }
+        rowHeight={ROW_HEIGHT}
+        renderRow={renderRow}
+        getKey={frameKey}
+        keyByPosition
+        stickToBottom
+      />
     </section>
   );
 });

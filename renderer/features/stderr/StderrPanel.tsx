@@ -4,7 +4,7 @@
  * skipped); this panel only strips ANSI escapes, splits lines and filters, each memoized.
  */
 import { type ReactElement, type ReactNode, useMemo, useState } from 'react';
-import { VirtualList } from '../../components/VirtualList.js';
+import { LogList } from '../../components/LogList.js';
 import { filterLines, skippedNote, splitLines } from './lines.js';
 import './stderr.css';
 
@@ -35,8 +35,8 @@ export function StderrPanel({ text, skippedBytes }: StderrPanelProps): ReactElem
   const note = skippedNote(skippedBytes);
 
   return (
-    <section className="ps-stderr" data-testid="stderr-panel" aria-label="stderr">
-      <div className="ps-stderr-toolbar">
+    <section className="ps-log" data-testid="stderr-panel" aria-label="stderr">
+      <div className="ps-log-toolbar">
         <input
           type="search"
           aria-label="Filter stderr"
@@ -44,7 +44,7 @@ export function StderrPanel({ text, skippedBytes }: StderrPanelProps): ReactElem
           value={query}
           onChange={(e) => setQuery(e.target.value)}
         />
-        <span className="ps-stderr-count">
+        <span className="ps-log-count">
           {query.trim() === ''
             ? `${lines.length.toLocaleString()} lines`
             : `${shown.length.toLocaleString()} of ${lines.length.toLocaleString()} lines`}
@@ -55,22 +55,20 @@ export function StderrPanel({ text, skippedBytes }: StderrPanelProps): ReactElem
           {note}
         </p>
       ) : null}
-      <div className="ps-stderr-list">
-        {shown.length === 0 ? (
-          <p className="ps-stderr-empty">
-            {lines.length === 0 ? 'No stderr output yet.' : 'No lines match the filter.'}
-          </p>
-        ) : (
-          <VirtualList
-            items={shown}
-            rowHeight={ROW_HEIGHT}
-            height="100%"
-            renderRow={renderLine}
-            getKey={lineKey}
-            stickToBottom
-          />
-        )}
-      </div>
+      <LogList
+        items={shown}
+        empty={
+          shown.length > 0
+            ? null
+            : lines.length === 0
+              ? 'No stderr output yet.'
+              : 'No lines match the filter.'
+        }
+        rowHeight={ROW_HEIGHT}
+        renderRow={renderLine}
+        getKey={lineKey}
+        stickToBottom
+      />
     </section>
   );
 }
