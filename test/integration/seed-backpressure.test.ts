@@ -64,6 +64,30 @@ function expectExactDumpFrame(response: FrameBytes, responseBytes: number | null
   return expected;
 }
 
+/**
+ * The dump completes with its exact frame, and nothing else came on stdout since the call
+ * (`before`: stdout bytes then): exactly one line, frame + newline. Counters reach main every
+ * 100 ms: once they include the frame, the largest frame is exactly it.
+ */
+async function expectDumpDelivered(
+  session: Session,
+  sent: ReturnType<typeof callTool>,
+  before: number,
+  label: string,
+): Promise<void> {
+  const { record, response } = await withTimeout(sent.done, 10_000, label);
+  expect(record.status).toBe('completed');
+  expect(response).not.toBeNull();
+  if (!response) return;
+  const frameBytes = expectExactDumpFrame(response, record.responseBytes);
+  await waitFor(
+    () => session.counters()?.stdoutBytes === before + frameBytes + 1,
+    2000,
+    'counters to catch up with the frame',
+  );
+  expect(session.liveMetrics().largestFrameBytes).toBe(frameBytes);
+}
+
 describe('seed: 8 MiB result through a 64 KiB pipe', () => {
   it('reader paused: server alive, stuck mid-response, backpressure reported, then resumes', async () => {
     const session = await startDemo('oversized-result', {}, { budgets: { writeBlockedMs: 500 } });
@@ -106,19 +130,7 @@ describe('seed: 8 MiB result through a 64 KiB pipe', () => {
 
     // Resume: the whole frame arrives, exact to the byte.
     session.setReaderMode('drain');
-    const { record, response } = await withTimeout(sent.done, 10_000, 'dump after resume');
-    expect(record.status).toBe('completed');
-    expect(response).not.toBeNull();
-    if (!response) return;
-    const frameBytes = expectExactDumpFrame(response, record.responseBytes);
-    // Nothing else came on stdout meanwhile: exactly one line (frame + newline) since the call.
-    await waitFor(
-      () => session.counters()?.stdoutBytes === before + frameBytes + 1,
-      2000,
-      'counters to catch up with the frame',
-    );
-    // Counters reach main every 100 ms: once they include the frame, the largest is exact.
-    expect(session.liveMetrics().largestFrameBytes).toBe(frameBytes);
+    await expectDumpDelivered(session, sent, before, 'dump after resume');
     expect(session.counters()?.pendingBytes).toBe(0);
     expect(findingCodes(session)).not.toContain('stdout-pollution');
     expect(isAlive(pid)).toBe(true);
@@ -128,18 +140,7 @@ describe('seed: 8 MiB result through a 64 KiB pipe', () => {
     const session = await startDemo('oversized-result');
     const before = await handshake(session);
     const sent = callTool(session, 'dump', {});
-    const { record, response } = await withTimeout(sent.done, 10_000, 'dump');
-    expect(record.status).toBe('completed');
-    expect(response).not.toBeNull();
-    if (!response) return;
-    const frameBytes = expectExactDumpFrame(response, record.responseBytes);
-    await waitFor(
-      () => session.counters()?.stdoutBytes === before + frameBytes + 1,
-      2000,
-      'counters to catch up with the frame',
-    );
-    // Counters reach main every 100 ms: once they include the frame, the largest is exact.
-    expect(session.liveMetrics().largestFrameBytes).toBe(frameBytes);
+    await expectDumpDelivered(session, sent, before, 'dump');
     const codes = findingCodes(session);
     expect(codes).not.toContain('server-write-blocked');
     expect(codes).not.toContain('oversize-frame');
