@@ -124,22 +124,7 @@ describe('demoProbeOptions', () => {
   });
 
   it('lets explicit flags beat the recipe', () => {
-    const o = demoProbeOptions(
-      'oversized-result',
-      {},
-      {
-        call: 'echo',
-        callArgs: { text: 'x' },
-        reader: 'drain',
-        timeoutMs: 1234,
-        consumerDelayMs: 7,
-        onOversize: 'terminate',
-        maxFrameBytes: 4096,
-        cancelAfterMs: 50,
-        cancelAfterBytes: 99,
-      },
-    );
-    expect(o).toMatchObject({
+    const explicit = {
       call: 'echo',
       callArgs: { text: 'x' },
       reader: 'drain',
@@ -149,7 +134,8 @@ describe('demoProbeOptions', () => {
       maxFrameBytes: 4096,
       cancelAfterMs: 50,
       cancelAfterBytes: 99,
-    });
+    } as const;
+    expect(demoProbeOptions('oversized-result', {}, explicit)).toMatchObject(explicit);
   });
 
   it('an explicit 0 beats a non-zero recipe value', () => {
