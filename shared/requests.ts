@@ -36,6 +36,29 @@ export interface RequestRecord {
   replayOf: JsonRpcId | null;
 }
 
+/** The record of a request just sent: pending, nothing heard back yet. */
+export function sentRecord(
+  sent: Pick<RequestRecord, 'id' | 'method' | 'sentAt' | 'requestBytes'> &
+    Partial<Pick<RequestRecord, 'progressToken' | 'replayOf'>>,
+): RequestRecord {
+  return {
+    id: sent.id,
+    method: sent.method,
+    status: 'pending',
+    sentAt: sent.sentAt,
+    latencyMs: null,
+    responseBytes: null,
+    requestBytes: sent.requestBytes,
+    cancelledAt: null,
+    cancelReason: null,
+    error: null,
+    progressToken: sent.progressToken ?? null,
+    progressCount: 0,
+    lastProgress: null,
+    replayOf: sent.replayOf ?? null,
+  };
+}
+
 /** One request as the `probe --json` report lists it. */
 export interface ReportRequest {
   id: JsonRpcId;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { emptyLiveMetrics } from './metrics.js';
-import type { RequestRecord } from './requests.js';
+import { type RequestRecord, sentRecord } from './requests.js';
 import type { TraceFindingEvent, TraceMetricsEvent } from './trace-format.js';
 import {
   countUpTo,
@@ -21,20 +21,9 @@ const sample = (t: number, stdoutBytes: number): TraceMetricsEvent => ({
 });
 
 const record = (id: number, status: RequestRecord['status']): RequestRecord => ({
-  id,
-  method: 'tools/call',
+  ...sentRecord({ id, method: 'tools/call', sentAt: 0, requestBytes: 10 }),
   status,
-  sentAt: 0,
   latencyMs: status === 'pending' ? null : 5,
-  responseBytes: null,
-  requestBytes: 10,
-  cancelledAt: null,
-  cancelReason: null,
-  error: null,
-  progressToken: null,
-  progressCount: 0,
-  lastProgress: null,
-  replayOf: null,
 });
 
 const finding = (t: number, count: number, requestId?: number): TraceFindingEvent => ({

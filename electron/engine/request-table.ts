@@ -9,7 +9,12 @@
  * when a response still arrives (a race, or a server that ignores cancellation). A late response
  * is accepted and shown, never an error (HARDENING.md 12).
  */
-import type { JsonRpcId, RequestRecord, RequestStatus } from '../../shared/requests.js';
+import {
+  type JsonRpcId,
+  type RequestRecord,
+  type RequestStatus,
+  sentRecord,
+} from '../../shared/requests.js';
 import type { FrameBytes } from './frame-bytes.js';
 
 export interface ResponseInfo {
@@ -77,22 +82,14 @@ export class RequestTable {
     const done = new Promise<RequestOutcome>((r) => {
       settle = r;
     });
-    const record: RequestRecord = {
+    const record = sentRecord({
       id,
       method,
-      status: 'pending',
       sentAt: opts.t,
-      latencyMs: null,
-      responseBytes: null,
       requestBytes: opts.requestBytes,
-      cancelledAt: null,
-      cancelReason: null,
-      error: null,
       progressToken: opts.progressToken,
-      progressCount: 0,
-      lastProgress: null,
-      replayOf: opts.replayOf ?? null,
-    };
+      replayOf: opts.replayOf,
+    });
     const entry: Entry = { record, settle, done, timer: null, hardTimer: null, params };
     this.entries.set(RequestTable.key(id), entry);
     if (opts.progressToken !== null) this.byToken.set(opts.progressToken, entry);

@@ -7,6 +7,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sentRecord } from '../../shared/requests.js';
 import { HEADER, writeTrace } from '../../test/fixtures/trace-fixtures.js';
 import { sparkline, svgLineChart } from './trace-charts.js';
 import { toHtml, toMarkdown } from './trace-export-doc.js';
@@ -18,20 +19,7 @@ const dir = mkdtempSync(path.join(tmpdir(), 'pipescope-export-'));
 let sum: TraceSummary;
 
 const rec = (id: number, method: string, extra: object): object => ({
-  id,
-  method,
-  status: 'pending',
-  sentAt: 10 * id,
-  latencyMs: null,
-  responseBytes: null,
-  requestBytes: 40,
-  cancelledAt: null,
-  cancelReason: null,
-  error: null,
-  progressToken: null,
-  progressCount: 0,
-  lastProgress: null,
-  replayOf: null,
+  ...sentRecord({ id, method, sentAt: 10 * id, requestBytes: 40 }),
   ...extra,
 });
 

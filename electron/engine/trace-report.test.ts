@@ -5,7 +5,7 @@ import path from 'node:path';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
 import { FINDING_LEVELS, type FindingCode, type LiveFinding } from '../../shared/findings.js';
-import type { RequestRecord } from '../../shared/requests.js';
+import { type RequestRecord, sentRecord } from '../../shared/requests.js';
 import type { TraceFindingEvent } from '../../shared/trace-format.js';
 import { HEADER, writeTrace } from '../../test/fixtures/trace-fixtures.js';
 import { FindingsEngine } from './findings-engine.js';
@@ -33,21 +33,7 @@ function asEvent(f: LiveFinding): TraceFindingEvent {
 }
 
 function record(p: Partial<RequestRecord> & Pick<RequestRecord, 'id' | 'method'>): RequestRecord {
-  return {
-    status: 'pending',
-    sentAt: 0,
-    latencyMs: null,
-    responseBytes: null,
-    requestBytes: 10,
-    cancelledAt: null,
-    cancelReason: null,
-    error: null,
-    progressToken: null,
-    progressCount: 0,
-    lastProgress: null,
-    replayOf: null,
-    ...p,
-  };
+  return { ...sentRecord({ id: p.id, method: p.method, sentAt: 0, requestBytes: 10 }), ...p };
 }
 
 describe('foldFindings', () => {

@@ -3,7 +3,7 @@ import type { LiveFinding } from '../../shared/findings';
 import type { FrameSummary } from '../../shared/frames';
 import { quietPoint, type SessionInfo, type SessionSnapshot } from '../../shared/host-api';
 import { emptyLiveMetrics } from '../../shared/metrics';
-import type { RequestRecord } from '../../shared/requests';
+import { type RequestRecord, sentRecord } from '../../shared/requests';
 
 export function makeInfo(over: Partial<SessionInfo> = {}): SessionInfo {
   return {
@@ -34,23 +34,7 @@ export function makeInfo(over: Partial<SessionInfo> = {}): SessionInfo {
 }
 
 export function makeRequest(over: Partial<RequestRecord> = {}): RequestRecord {
-  return {
-    id: 1,
-    method: 'tools/call',
-    status: 'pending',
-    sentAt: 0,
-    latencyMs: null,
-    responseBytes: null,
-    requestBytes: 50,
-    cancelledAt: null,
-    cancelReason: null,
-    error: null,
-    progressToken: null,
-    progressCount: 0,
-    lastProgress: null,
-    replayOf: null,
-    ...over,
-  };
+  return { ...sentRecord({ id: 1, method: 'tools/call', sentAt: 0, requestBytes: 50 }), ...over };
 }
 
 export function makeFrame(seq: number, over: Partial<FrameSummary> = {}): FrameSummary {

@@ -14,7 +14,7 @@ import {
   type SessionSnapshot,
 } from '../../dist/shared/host-api.js';
 import { emptyLiveMetrics } from '../../dist/shared/metrics.js';
-import type { RequestRecord } from '../../dist/shared/requests.js';
+import { type RequestRecord, sentRecord } from '../../dist/shared/requests.js';
 import { childrenOfThisProcess, groupMembers, waitFor, withTimeout } from './helpers.js';
 import { connect, makeStaticDir, running, type WebServerBackend } from './web-helpers.js';
 
@@ -121,20 +121,10 @@ describe('end to end over the WebSocket with a real demo server', () => {
 
 describe('backpressure: a socket that does not read', () => {
   const record = (id: number): RequestRecord => ({
-    id,
-    method: 'tools/call',
+    ...sentRecord({ id, method: 'tools/call', sentAt: id, requestBytes: 10 }),
     status: 'completed',
-    sentAt: id,
     latencyMs: 1,
     responseBytes: 10,
-    requestBytes: 10,
-    cancelledAt: null,
-    cancelReason: null,
-    error: null,
-    progressToken: null,
-    progressCount: 0,
-    lastProgress: null,
-    replayOf: null,
   });
   const snapshot = (seq: number, pad: string): SessionSnapshot => ({
     sessionId: 's1',
