@@ -132,7 +132,8 @@ describe('StdoutReader → Outbox → main, with real transfers', () => {
       ),
       { numRuns: 150 },
     );
-  });
+    // Lines up to 300 KB, 150 runs: ~1 s alone, far more beside the whole suite on 2 cores.
+  }, 60_000);
 
   it('lines over the limit are reported, not delivered, whether whole in a chunk or not', () => {
     fc.assert(
@@ -176,7 +177,7 @@ describe('StdoutReader → Outbox → main, with real transfers', () => {
       ),
       { numRuns: 60 },
     );
-  });
+  }, 60_000);
 });
 
 describe('StdoutReader against the reference framer', () => {
