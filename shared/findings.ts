@@ -41,6 +41,25 @@ export interface LiveFinding extends Finding {
   requestId?: string | number;
 }
 
+/**
+ * Findings as a report lists them: one per code, in order of first appearance, with the first
+ * one's message and every episode of that code counted in (`(n times)`). `all`: each finding
+ * (one per code, or per code and request) as last seen, oldest first.
+ */
+export function foldByCode(all: readonly (Finding & { count: number })[]): Finding[] {
+  const byCode = new Map<FindingCode, { f: Finding; n: number }>();
+  for (const f of all) {
+    const e = byCode.get(f.code);
+    if (e) e.n += f.count;
+    else byCode.set(f.code, { f, n: f.count });
+  }
+  return [...byCode.values()].map(({ f, n }) => ({
+    code: f.code,
+    level: f.level,
+    message: n > 1 ? `${f.message} (${n} times)` : f.message,
+  }));
+}
+
 /** Plain-words explanation of each code, for humans (CLI report, app findings panel). */
 export const FINDING_EXPLANATIONS: Record<FindingCode, string> = {
   'stdout-pollution':

@@ -10,6 +10,7 @@ import {
   FINDING_LEVELS,
   type Finding,
   type FindingCode,
+  foldByCode,
   type LiveFinding,
 } from '../../shared/findings.js';
 import type { ReaderMode } from '../../shared/session-config.js';
@@ -146,16 +147,6 @@ export class FindingsEngine {
 
   /** Findings as the report lists them: one per code, the first message, counts folded in. */
   forReport(): Finding[] {
-    const byCode = new Map<FindingCode, { f: LiveFinding; n: number }>();
-    for (const f of this.all()) {
-      const e = byCode.get(f.code);
-      if (e) e.n += f.count;
-      else byCode.set(f.code, { f, n: f.count });
-    }
-    return [...byCode.values()].map(({ f, n }) => ({
-      code: f.code,
-      level: f.level,
-      message: n > 1 ? `${f.message} (${n} times)` : f.message,
-    }));
+    return foldByCode(this.all());
   }
 }

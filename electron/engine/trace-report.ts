@@ -7,7 +7,7 @@
  * Reads only the small events (never frame text), so a 1 GiB trace reports in bounded memory.
  * Pure over a TraceReader; the CLI (`report`, `replay`, `export`) and the app use it.
  */
-import type { Finding } from '../../shared/findings.js';
+import { type Finding, foldByCode } from '../../shared/findings.js';
 import { emptyLiveMetrics, type LiveMetrics, toReportMetrics } from '../../shared/metrics.js';
 import type { ProbeReport } from '../../shared/report.js';
 import type { RequestRecord } from '../../shared/requests.js';
@@ -197,27 +197,16 @@ function rebuildRecovery(header: TraceHeader, s: RebuildInput): ProbeReport['rec
 }
 
 /**
- * One finding per code, the first one's latest message, episodes summed: the same fold as
- * FindingsEngine.forReport, over the recorded finding events (the last event of each
- * finding — code, or code and request — holds its latest message and count).
+ * One finding per code, the first one's latest message, episodes summed: FindingsEngine's
+ * fold (foldByCode), over the recorded finding events (the last event of each finding — code,
+ * or code and request — holds its latest message and count).
  */
 export function foldFindings(events: readonly TraceFindingEvent[]): Finding[] {
   const latest = new Map<string, TraceFindingEvent>();
   for (const e of events) {
     latest.set(e.requestId === undefined ? e.code : `${e.code}#${String(e.requestId)}`, e);
   }
-  const all = [...latest.values()].sort((a, b) => a.firstAt - b.firstAt);
-  const byCode = new Map<string, { f: TraceFindingEvent; n: number }>();
-  for (const f of all) {
-    const e = byCode.get(f.code);
-    if (e) e.n += f.count;
-    else byCode.set(f.code, { f, n: f.count });
-  }
-  return [...byCode.values()].map(({ f, n }) => ({
-    code: f.code,
-    level: f.level,
-    message: n > 1 ? `${f.message} (${n} times)` : f.message,
-  }));
+  return foldByCode([...latest.values()].sort((a, b) => a.firstAt - b.firstAt));
 }
 
 function idKey(id: string | number): string {
