@@ -19,7 +19,13 @@
  * Options: --seconds <n>, --count <n>, --kind logging|progress, --json, --trace-tasks.
  */
 import { parseArgs } from 'node:util';
-import { callTool, checkPrerequisites, openBrowserMode, startDemo } from '../test/e2e/launch.mjs';
+import {
+  callTool,
+  checkPrerequisites,
+  openBrowserMode,
+  runScript,
+  startDemo,
+} from '../test/e2e/launch.mjs';
 
 const { values } = parseArgs({
   options: {
@@ -147,8 +153,7 @@ const app = await openBrowserMode({
   },
 });
 
-let exitCode = 0;
-try {
+await runScript(app, 'bench:ui', async () => {
   const { page } = app;
   const sessionId = await startDemo(page, 'notification-flood');
   const readCounter = async (name) =>
@@ -274,12 +279,4 @@ try {
     }
     process.stdout.write(`${lines.join('\n')}\n`);
   }
-} catch (e) {
-  process.stderr.write(`bench:ui failed: ${e instanceof Error ? e.message : String(e)}\n`);
-  const hostErr = app.hostStderr().trim();
-  if (hostErr) process.stderr.write(`browser mode stderr:\n${hostErr}\n`);
-  exitCode = 1;
-} finally {
-  await app.close();
-}
-process.exitCode = exitCode;
+});

@@ -16,6 +16,7 @@ import {
   checkPrerequisites,
   openBrowserMode,
   ROOT,
+  runScript,
   startDemo,
 } from '../test/e2e/launch.mjs';
 
@@ -36,8 +37,7 @@ const app = await openBrowserMode({
   viewport: { width: 1440, height: 900 },
   colorScheme: values.theme,
 });
-let exitCode = 0;
-try {
+await runScript(app, 'screenshot', async () => {
   const { page } = app;
   await startDemo(page, 'oversized-result');
   await page.getByTestId('reader-paused').click();
@@ -61,12 +61,4 @@ try {
   mkdirSync(path.dirname(values.out), { recursive: true });
   await page.screenshot({ path: values.out, animations: 'disabled' });
   process.stdout.write(`screenshot: ${path.relative(process.cwd(), values.out)}\n`);
-} catch (e) {
-  process.stderr.write(`screenshot failed: ${e instanceof Error ? e.message : String(e)}\n`);
-  const hostErr = app.hostStderr().trim();
-  if (hostErr) process.stderr.write(`browser mode stderr:\n${hostErr}\n`);
-  exitCode = 1;
-} finally {
-  await app.close();
-}
-process.exitCode = exitCode;
+});

@@ -27,5 +27,6 @@ export interface BrowserMode {
 
 export function checkPrerequisites(): void;
 export function openBrowserMode(options?: BrowserModeOptions): Promise<BrowserMode>;
+export function runScript(app: BrowserMode, name: string, work: () => Promise<void>): Promise<void>;
 export function startDemo(page: Page, demoId: string): Promise<string>;
 export function callTool(page: Page, tool: string, args?: Record<string, string>): Promise<void>;

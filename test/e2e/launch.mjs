@@ -112,6 +112,26 @@ export async function openBrowserMode(options = {}) {
 }
 
 /**
+ * Runs a script's work on an open browser mode, then closes it. A failure prints
+ * `<name> failed: <why>` and the host's stderr and sets exit status 1 (no stack trace).
+ * @param {import('./launch.d.mts').BrowserMode} app
+ * @param {string} name
+ * @param {() => Promise<void>} work
+ */
+export async function runScript(app, name, work) {
+  try {
+    await work();
+  } catch (e) {
+    process.stderr.write(`${name} failed: ${e instanceof Error ? e.message : String(e)}\n`);
+    const hostErr = app.hostStderr().trim();
+    if (hostErr) process.stderr.write(`browser mode stderr:\n${hostErr}\n`);
+    process.exitCode = 1;
+  } finally {
+    await app.close();
+  }
+}
+
+/**
  * Starts a catalog demo from the start screen and resolves with its session id once the
  * handshake is done.
  * @param {import('playwright-core').Page} page
