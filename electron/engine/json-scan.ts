@@ -13,7 +13,8 @@
  *
  * Instances: a module instance holds one line's state, so scanners borrow one from a per-thread
  * pool for the length of a line (a thread rarely has more than one line in progress; a test
- * may have thousands of scanners, and each wasm memory reserves address space).
+ * may have thousands of scanners, and each wasm memory reserves address space). A chunk's
+ * whole lines are scanned in one call by line-batch.ts, on an instance of the same pool.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -22,7 +23,7 @@ import { fileURLToPath } from 'node:url';
 export const FIELD = { none: 0, jsonrpc: 1, id: 2, method: 3, result: 4, error: 5, params: 6 };
 
 export type TopKind = 'object' | 'array' | 'scalar' | 'none';
-const TOPS: readonly TopKind[] = ['none', 'object', 'array', 'scalar'];
+export const TOPS: readonly TopKind[] = ['none', 'object', 'array', 'scalar'];
 
 /** A captured value: bytes [start, end) of `buf`. Read it at once: the scanner's instance goes
  *  back to the thread's pool when the line ends, and the next scan on this thread reuses it. */
@@ -89,7 +90,8 @@ function wasmBytes(): Uint8Array {
 
 let compiled: object | null = null;
 
-class Instance {
+/** One instance of the module: its exports and views of its memory. */
+export class Instance {
   readonly ex: Exports;
   readonly input: number;
   readonly inputMax: number;
@@ -125,11 +127,11 @@ class Instance {
 
 const pool: Instance[] = [];
 
-function acquire(): Instance {
+export function acquire(): Instance {
   return pool.pop() ?? new Instance();
 }
 
-function release(inst: Instance): void {
+export function release(inst: Instance): void {
   pool.push(inst);
 }
 
@@ -141,7 +143,7 @@ function describe(c: number): string {
   return c >= 0x21 && c <= 0x7e ? `'${String.fromCharCode(c)}'` : `byte 0x${c.toString(16)}`;
 }
 
-function errorText(code: number, at: number, byte: number, aux: number): string {
+export function errorText(code: number, at: number, byte: number, aux: number): string {
   let what = MESSAGES[code] ?? 'Not JSON';
   if (code === E_EXPECTED_COMMA) what = `Expected ',' or '${aux === 1 ? '}' : ']'}'`;
   if (code !== E_END && code !== E_CONTROL && code !== 0) what += ` but found ${describe(byte)}`;
@@ -254,152 +256,5 @@ export class JsonScanner implements Scanned {
     const len = s[slotOf(field, 1)];
     if (len === 0) return null;
     return { buf: r.bytes(), start, end: start + len };
-  }
-}
-
-/** i32 slots per result row (see splitScan in the module). */
-const ROW = 24;
-
-/**
- * Many whole lines of one chunk split and scanned in a single call into the module: the
- * transport worker's small frames (a pipe chunk holds ~300 responses of 200 bytes; a call each
- * would cost more in crossings than the scanning). After `split`, `row(k)` selects line k's
- * results (valid until the next `split` or `release`). Borrows an instance of its own from the
- * pool, apart from any line in pieces.
- */
-export class LineBatch implements Scanned {
-  /** The largest chunk `split` takes. */
-  readonly maxBytes: number;
-  /** The instance holding the last scan's rows (borrowed from the pool until `release`). */
-  private inst: Instance | null = null;
-  /** The memory as i32 slots, f64 slots and bytes, taken after each scan (the module may grow
-   *  it). */
-  s: Int32Array = new Int32Array(0);
-  private f64: Float64Array = new Float64Array(0);
-  u8: Uint8Array = new Uint8Array(0);
-  /** Slot index of the selected row. */
-  base = 0;
-  private out = 0;
-  /** The chunk whose bytes are in the borrowed instance's input now. */
-  private loaded: Uint8Array | null = null;
-
-  constructor() {
-    const probe = acquire();
-    this.maxBytes = probe.inputMax;
-    release(probe);
-  }
-
-  /**
-   * Splits chunk[from, to) — whole lines, each ending in \n — into lines and scans them, in one
-   * call (chunk.length <= maxBytes). Returns the rows written (line k of the run is row k; at
-   * most 32,768) and where it stopped, `to` once all is done. A line longer than `maxLen`
-   * (one \r left out) is not scanned: `oversize()` is true for its row.
-   */
-  split(
-    chunk: Uint8Array,
-    from: number,
-    to: number,
-    maxLen: number,
-  ): { rows: number; stop: number } {
-    this.inst ??= acquire();
-    const inst = this.inst;
-    if (this.loaded !== chunk) {
-      inst.bytes().set(chunk, inst.input);
-      this.loaded = chunk;
-    }
-    const rows = inst.ex.splitScan(from, to, Math.min(maxLen, 0x7fffffff));
-    this.views(inst);
-    return { rows, stop: inst.ex.splitStop() };
-  }
-
-  private views(inst: Instance): void {
-    this.s = inst.slots();
-    this.u8 = inst.bytes();
-    if (this.f64.buffer !== this.s.buffer) this.f64 = new Float64Array(this.s.buffer);
-    this.out = inst.ex.outAt() >> 2;
-  }
-
-  /** Gives the instance back to the pool (the rows are no longer read). */
-  release(): void {
-    if (this.inst !== null) release(this.inst);
-    this.inst = null;
-    this.loaded = null;
-  }
-
-  /** Where the selected row's line starts and ends in its chunk (one \r left out). */
-  lineStart(): number {
-    return this.s[this.base + 20];
-  }
-
-  lineEnd(): number {
-    return this.s[this.base + 21];
-  }
-
-  /** The selected line was over the length limit (not scanned); `rawLength()` is its length
-   *  without the \n (a \r included). */
-  oversize(): boolean {
-    return this.s[this.base] === 2;
-  }
-
-  rawLength(): number {
-    return this.s[this.base + 3];
-  }
-
-  /** The id of the selected line if it is a plain response (numeric id, plain "2.0", result,
-   *  no error), else -1: the bulk of a flood, read without building anything. */
-  plainId(): number {
-    return this.f64[(this.base + 22) >> 1];
-  }
-
-  /** Whether line r is a plain response (valid JSON, within the limit, a numeric id): the bulk
-   *  of a flood, taken a run at a time through startAt / endAt / idAt without selecting rows. */
-  isPlain(r: number): boolean {
-    const base = this.out + r * ROW;
-    return this.s[base] === 1 && this.f64[(base + 22) >> 1] >= 0;
-  }
-
-  startAt(r: number): number {
-    return this.s[this.out + r * ROW + 20];
-  }
-
-  endAt(r: number): number {
-    return this.s[this.out + r * ROW + 21];
-  }
-
-  idAt(r: number): number {
-    return this.f64[(this.out + r * ROW + 22) >> 1];
-  }
-
-  /** Selects line i's results; returns whether the line was valid JSON. */
-  row(i: number): boolean {
-    this.base = this.out + i * ROW;
-    return this.s[this.base] === 1;
-  }
-
-  /** Why the selected line is not JSON. */
-  error(): string {
-    const s = this.s;
-    const b = this.base;
-    return errorText(s[b + 3], s[b + 4], s[b + 5], s[b + 6]);
-  }
-
-  get top(): TopKind {
-    return TOPS[this.s[this.base + 1]] ?? 'none';
-  }
-
-  has(field: number): boolean {
-    return (this.s[this.base + 2] & (1 << field)) !== 0;
-  }
-
-  overCap(field: number): boolean {
-    return this.has(field) && this.s[this.base + 7 + 2 * field] === -1;
-  }
-
-  value(field: number): Span | null {
-    if (!this.has(field)) return null;
-    const len = this.s[this.base + 7 + 2 * field];
-    if (len <= 0) return null;
-    const start = this.s[this.base + 6 + 2 * field];
-    return { buf: this.u8, start, end: start + len };
   }
 }

@@ -21,7 +21,8 @@ import {
   keepParams,
 } from './classify.js';
 import type { LineRows } from './frame-codec.js';
-import { type Span as Capture, FIELD, JsonScanner, LineBatch, type Scanned } from './json-scan.js';
+import { type Span as Capture, FIELD, JsonScanner, type Scanned } from './json-scan.js';
+import { LineBatch } from './line-batch.js';
 import { Utf8Stream } from './utf8-stream.js';
 
 /** Parse errors in lines up to this size get JSON.parse's own message (it is cheap there). */
