@@ -13,17 +13,16 @@
  * finish, or that must outlive it (`streaming`), are copied into areas of their own.
  *
  * Memory (layout.ts): RES results (i32 slots), KEYBUF a key cut by a piece boundary, CAPS one
- * area per member, INPUT the piece being fed, STACK one bit per open container (grown). The
- * module's entry is index.ts; lines.ts runs this machine over a chunk's lines in one call.
+ * area per member (captures.ts), INPUT the piece being fed, STACK one bit per open container
+ * (grown). The module's entry is index.ts; lines.ts runs this machine over a chunk's lines in
+ * one call; bytes.ts has its byte tests.
  * UTF-8 validity is checked by the caller (node:buffer isUtf8): bytes >= 0x80 pass inside
  * strings here and are errors outside them.
  */
 
+import { isHex, isWs, skip } from './bytes';
+import { capBegin, endCapture, pieceEnds, pieceStarts, resetCaptures } from './captures';
 import {
-  CAP_AREA,
-  CAPS,
-  capMax,
-  capSlot,
   fieldOfEscaped,
   fieldOfPlain,
   INPUT,
@@ -91,8 +90,6 @@ let keyLen: u32 = 0; // bytes already in KEYBUF
 let keyOver: bool = false;
 let keyEscaped: bool = false;
 let pendingField: u32 = 0;
-let capField: u32 = 0;
-let capStart: u32 = 0;
 
 export function reset(): void {
   state = VALUE;
@@ -103,7 +100,7 @@ export function reset(): void {
   keyLen = 0;
   keyOver = false;
   pendingField = 0;
-  capField = 0;
+  resetCaptures();
   store<i32>(slot(R_TOP), 0);
   store<i32>(slot(R_PRESENT), 0);
   store<i32>(slot(R_ERR), 0);
@@ -116,34 +113,6 @@ function fail(code: i32, p: u32, start: u32, c: u32, aux: i32): u32 {
   store<i32>(slot(R_ERR_BYTE), <i32>c);
   store<i32>(slot(R_ERR_AUX), aux);
   return 0;
-}
-
-/** First `"`, `\` or byte < 0x20 in [p, end), 16 bytes at a time. */
-function skip(p: u32, end: u32): u32 {
-  const quote = i8x16.splat(0x22);
-  const backslash = i8x16.splat(0x5c);
-  const space = i8x16.splat(0x20);
-  while (p + 16 <= end) {
-    const v = v128.load(p);
-    const m = v128.or(v128.or(i8x16.eq(v, quote), i8x16.eq(v, backslash)), i8x16.lt_u(v, space));
-    const bits = i8x16.bitmask(m);
-    if (bits !== 0) return p + <u32>ctz(bits);
-    p += 16;
-  }
-  while (p < end) {
-    const c = <u32>load<u8>(p);
-    if (c === 0x22 || c === 0x5c || c < 0x20) return p;
-    p++;
-  }
-  return end;
-}
-
-function isWs(c: u32): bool {
-  return c <= 0x20 && (c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09);
-}
-
-function isHex(c: u32): bool {
-  return c - 0x30 < 10 || (c | 0x20) - 0x61 < 6;
 }
 
 function push(kind: u32): void {
@@ -163,68 +132,6 @@ function push(kind: u32): void {
 function inside(): u32 {
   const d = depth - 1;
   return (<u32>load<u8>(STACK + (d >> 3)) >> (d & 7)) & 1;
-}
-
-// --- captures ---------------------------------------------------------------------------------
-
-/** Appends src[0, n) to member f's own area (or marks it over its cap). */
-function capAppend(f: u32, src: u32, n: u32): void {
-  if (load<i32>(capSlot(f, 2)) !== 0) return;
-  const len = <u32>load<i32>(capSlot(f, 1));
-  if (len + n > capMax(f)) {
-    store<i32>(capSlot(f, 2), 1);
-    return;
-  }
-  memory.copy(CAPS + (f - 1) * CAP_AREA + len, src, n);
-  store<i32>(capSlot(f, 1), <i32>(len + n));
-}
-
-/** Member f's value starts at p (in the piece). */
-function capBegin(f: u32, p: u32): void {
-  store<i32>(slot(R_PRESENT), load<i32>(slot(R_PRESENT)) | (1 << f));
-  store<i32>(capSlot(f, 0), <i32>p);
-  store<i32>(capSlot(f, 1), 0);
-  store<i32>(capSlot(f, 2), 0);
-  store<i32>(capSlot(f, 3), 0);
-  capField = f;
-  capStart = p;
-}
-
-/** The value being captured ends before `end` (in the piece). */
-function capEnd(end: u32): void {
-  const f = capField;
-  capField = 0;
-  const max = capMax(f);
-  if (max === 0) return;
-  if (load<i32>(capSlot(f, 3)) !== 0) {
-    capAppend(f, capStart, end - capStart);
-    return;
-  }
-  const n = end - capStart;
-  if (n > max) store<i32>(capSlot(f, 2), 1);
-  else store<i32>(capSlot(f, 1), <i32>n);
-}
-
-/** Copies a member still pointing into the piece into its own area (the piece is going). */
-function capOwn(f: u32): void {
-  if (load<i32>(capSlot(f, 3)) !== 0 || load<i32>(capSlot(f, 2)) !== 0) return;
-  const start = <u32>load<i32>(capSlot(f, 0));
-  const n = <u32>load<i32>(capSlot(f, 1));
-  store<i32>(capSlot(f, 3), 1);
-  store<i32>(capSlot(f, 1), 0);
-  store<i32>(capSlot(f, 0), <i32>(CAPS + (f - 1) * CAP_AREA));
-  capAppend(f, start, n);
-}
-
-function capOwnOpen(pieceEnd: u32): void {
-  const f = capField;
-  if (f === 0 || capMax(f) === 0) return;
-  if (load<i32>(capSlot(f, 3)) === 0) {
-    store<i32>(capSlot(f, 3), 1);
-    store<i32>(capSlot(f, 0), <i32>(CAPS + (f - 1) * CAP_AREA));
-    store<i32>(capSlot(f, 1), 0);
-  }
-  capAppend(f, capStart, pieceEnd - capStart);
 }
 
 // --- member keys (see layout.ts for the names) ------------------------------------------------
@@ -289,7 +196,7 @@ export function feed(p: u32, n: u32, streaming: bool): u32 {
   const start = p;
   const end = p + n;
   if (keyOpen) keyStart = p;
-  if (capField !== 0) capStart = p;
+  pieceStarts(p);
   let s = state;
   while (p < end) {
     const c = <u32>load<u8>(p);
@@ -308,7 +215,7 @@ export function feed(p: u32, n: u32, streaming: bool): u32 {
             if (depth === 1) keyEnd(keyStart, j);
             s = COLON;
           } else {
-            if (depth === 1 && capField !== 0) capEnd(p);
+            if (depth === 1) endCapture(p);
             s = AFTER;
           }
         } else if (d === 0x5c) {
@@ -323,7 +230,7 @@ export function feed(p: u32, n: u32, streaming: bool): u32 {
         if (isWs(c)) break;
         if (c === 0x5d) {
           depth--;
-          if (depth === 1 && capField !== 0) capEnd(p + 1);
+          if (depth === 1) endCapture(p + 1);
           s = AFTER;
           break;
         }
@@ -343,7 +250,7 @@ export function feed(p: u32, n: u32, streaming: bool): u32 {
           const j = skip(p + 1, end);
           if (j < end && load<u8>(j) === 0x22) {
             p = j + 1;
-            if (depth === 1 && capField !== 0) capEnd(p);
+            if (depth === 1) endCapture(p);
             s = AFTER;
             continue;
           }
@@ -362,7 +269,7 @@ export function feed(p: u32, n: u32, streaming: bool): u32 {
           if (j < end) {
             const d = <u32>load<u8>(j);
             if (d !== 0x2e && (d | 0x20) !== 0x65) {
-              if (depth === 1 && capField !== 0) capEnd(j);
+              if (depth === 1) endCapture(j);
               s = AFTER;
               continue;
             }
@@ -407,7 +314,7 @@ export function feed(p: u32, n: u32, streaming: bool): u32 {
         }
         if (c === 0x7d && s === KEY_OR_CLOSE) {
           depth--;
-          if (depth === 1 && capField !== 0) capEnd(p + 1);
+          if (depth === 1) endCapture(p + 1);
           s = AFTER;
           break;
         }
@@ -443,7 +350,7 @@ export function feed(p: u32, n: u32, streaming: bool): u32 {
         }
         if ((c === 0x7d && obj === 1) || (c === 0x5d && obj === 0)) {
           depth--;
-          if (depth === 1 && capField !== 0) capEnd(p + 1);
+          if (depth === 1) endCapture(p + 1);
           break;
         }
         return fail(E_EXPECTED_COMMA, p, start, c, <i32>obj);
@@ -480,7 +387,7 @@ export function feed(p: u32, n: u32, streaming: bool): u32 {
         if (c !== want) return fail(E_TOKEN, p, start, c, 0);
         litPos++;
         if (litPos === litLen) {
-          if (depth === 1 && capField !== 0) capEnd(p + 1);
+          if (depth === 1) endCapture(p + 1);
           s = AFTER;
         }
         break;
@@ -521,7 +428,7 @@ export function feed(p: u32, n: u32, streaming: bool): u32 {
         }
         if (digit) return fail(E_LEADING_ZERO, p, start, c, 0);
         // The number ended before this byte: look at the byte again as what follows it.
-        if (depth === 1 && capField !== 0) capEnd(p);
+        if (depth === 1) endCapture(p);
         s = AFTER;
         continue;
       }
@@ -531,11 +438,7 @@ export function feed(p: u32, n: u32, streaming: bool): u32 {
   state = s;
   // The piece ends: what it holds of an unfinished key or value is kept apart.
   if (keyOpen) keyAppend(keyStart, end - keyStart);
-  if (capField !== 0) capOwnOpen(end);
-  if (streaming) {
-    const present = <u32>load<i32>(slot(R_PRESENT));
-    for (let f: u32 = 1; f <= 6; f++) if ((present >> f) & 1 && f !== capField) capOwn(f);
-  }
+  pieceEnds(end, streaming);
   consumed += n;
   return 1;
 }
