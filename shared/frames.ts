@@ -1,13 +1,17 @@
 /** Frame summaries: what hosts show of each line on the wire (bytes stay in main). */
 
-export type FrameKind =
-  | 'request'
-  | 'response'
-  | 'notification'
-  | 'batch'
-  | 'invalid'
-  | 'parse-error'
-  | 'empty';
+/** What a line on the wire is, as the classifier says (oversize lines are never classified). */
+export const FRAME_KIND_LIST = [
+  'request',
+  'response',
+  'notification',
+  'batch',
+  'invalid',
+  'parse-error',
+  'empty',
+] as const;
+
+export type FrameKind = (typeof FRAME_KIND_LIST)[number];
 
 export type FrameDirection = 'in' | 'out';
 

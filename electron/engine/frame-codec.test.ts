@@ -1,17 +1,10 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { FRAME_KIND_LIST } from '../../shared/frames.js';
 import { decodeFrames, decodeMetas, encodeMetas } from './frame-codec.js';
 import type { FrameKind, FrameMeta } from './worker-protocol.js';
 
-const kinds: FrameKind[] = [
-  'request',
-  'response',
-  'notification',
-  'batch',
-  'invalid',
-  'parse-error',
-  'empty',
-];
+const kinds: readonly FrameKind[] = FRAME_KIND_LIST;
 
 const meta = fc.record(
   {

@@ -6,17 +6,11 @@
  * more (a string id, a method, an error, progress, a problem) get a small object in `extras`.
  * A plain response with a numeric id — the bulk of any flood — costs no object at all.
  */
+import { FRAME_KIND_LIST } from '../../shared/frames.js';
 import type { FrameKind, FrameMeta } from './worker-protocol.js';
 
-const KINDS: readonly FrameKind[] = [
-  'request',
-  'response',
-  'notification',
-  'batch',
-  'invalid',
-  'parse-error',
-  'empty',
-];
+/** A frame's kind travels as its index here. */
+const KINDS: readonly FrameKind[] = FRAME_KIND_LIST;
 const KIND_CODE = new Map(KINDS.map((k, i) => [k, i]));
 const RESPONSE = KINDS.indexOf('response');
 const COLS = 5; // offset, bytes, start, t, numeric id (NaN: none / see extras)
