@@ -1,7 +1,8 @@
 /**
  * Demo catalog types: what a bundled misbehaving MCP server is, how to show it and what a
- * headless probe of it must see. The data lives in electron/demo-servers/catalog.ts; this file
- * is pure types so the renderer, the CLI and the tests read the same shape. No DOM, no Node.
+ * headless probe of it must see. The data lives in electron/demo-servers/catalog.ts (and
+ * catalog-transport.ts); this file is pure types so the renderer, the CLI and the tests read the
+ * same shape. No DOM, no Node.
  */
 
 import type { FindingCode } from './findings.js';
