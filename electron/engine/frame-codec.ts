@@ -26,11 +26,84 @@ export interface EncodedMetas {
 }
 
 /** Lines found in a chunk, by row: where each starts and ends in the chunk and, for a plain
- *  response, its numeric id (the worker's scanner rows, electron/engine/json-scan.ts). */
+ *  response, its numeric id (the worker's scanner rows, electron/engine/line-batch.ts, which
+ *  answers the run-at-a-time questions inside the WebAssembly module). */
 export interface LineRows {
   startAt(r: number): number;
   endAt(r: number): number;
   idAt(r: number): number;
+  /** The lengths of rows [r0, r1) summed; `runLargest()` then gives the longest. */
+  runBytes(r0: number, r1: number): number;
+  runLargest(): number;
+  /** Writes rows [r0, r1) as plain responses into `dst` from index `at`, COLS values per row
+   *  (offsetDelta + start, length, base + start, t, id): MetaColumns' layout. */
+  copyRun(
+    r0: number,
+    r1: number,
+    offsetDelta: number,
+    base: number,
+    t: number,
+    dst: Float64Array,
+    at: number,
+  ): void;
+}
+
+/** LineRows over plain arrays, row by row in JavaScript: the reference the scanner's rows are
+ *  tested against, and what tests build runs with. */
+export class ArrayRows implements LineRows {
+  private largest = 0;
+
+  constructor(
+    private readonly starts: readonly number[],
+    private readonly ends: readonly number[],
+    private readonly ids: readonly number[],
+  ) {}
+
+  startAt(r: number): number {
+    return this.starts[r];
+  }
+
+  endAt(r: number): number {
+    return this.ends[r];
+  }
+
+  idAt(r: number): number {
+    return this.ids[r];
+  }
+
+  runBytes(r0: number, r1: number): number {
+    let sum = 0;
+    this.largest = 0;
+    for (let r = r0; r < r1; r++) {
+      const n = this.ends[r] - this.starts[r];
+      sum += n;
+      if (n > this.largest) this.largest = n;
+    }
+    return sum;
+  }
+
+  runLargest(): number {
+    return this.largest;
+  }
+
+  copyRun(
+    r0: number,
+    r1: number,
+    offsetDelta: number,
+    base: number,
+    t: number,
+    dst: Float64Array,
+    at: number,
+  ): void {
+    for (let r = r0, o = at; r < r1; r++, o += COLS) {
+      const start = this.starts[r];
+      dst[o] = offsetDelta + start;
+      dst[o + 1] = this.ends[r] - start;
+      dst[o + 2] = base + start;
+      dst[o + 3] = t;
+      dst[o + 4] = this.ids[r];
+    }
+  }
 }
 
 /**
@@ -118,16 +191,8 @@ export class MetaColumns {
     const n0 = this.n;
     const n1 = n0 + (r1 - r0);
     while (this.kinds.length < n1) this.grow();
-    const num = this.num;
     this.kinds.fill(RESPONSE, n0, n1);
-    for (let r = r0, o = n0 * COLS; r < r1; r++, o += COLS) {
-      const start = rows.startAt(r);
-      num[o] = offsetDelta + start;
-      num[o + 1] = rows.endAt(r) - start;
-      num[o + 2] = base + start;
-      num[o + 3] = t;
-      num[o + 4] = rows.idAt(r);
-    }
+    rows.copyRun(r0, r1, offsetDelta, base, t, this.num, n0 * COLS);
     this.n = n1;
   }
 

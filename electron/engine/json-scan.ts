@@ -60,6 +60,10 @@ interface Exports {
   finish(): number;
   splitScan(from: number, to: number, maxLen: number): number;
   splitStop(): number;
+  plainRunEnd(r: number, rows: number): number;
+  runBytes(r0: number, r1: number): number;
+  runLargest(): number;
+  runColumns(r0: number, r1: number, offsetDelta: number, base: number, t: number): number;
   input(): number;
   inputMax(): number;
   outAt(): number;

@@ -15,6 +15,8 @@ import {
 
 /** i32 slots per result row (see splitScan in the module). */
 const ROW = 24;
+/** f64 values per row written by the module's runColumns (MetaColumns' layout). */
+const RUN_COLS = 5;
 
 /**
  * Many whole lines of one chunk split and scanned in a single call into the module: the
@@ -107,11 +109,34 @@ export class LineBatch implements Scanned {
     return this.f64[(this.base + 22) >> 1];
   }
 
-  /** Whether line r is a plain response (valid JSON, within the limit, a numeric id): the bulk
-   *  of a flood, taken a run at a time through startAt / endAt / idAt without selecting rows. */
-  isPlain(r: number): boolean {
-    const base = this.out + r * ROW;
-    return this.s[base] === 1 && this.f64[(base + 22) >> 1] >= 0;
+  /** The first row in [r, rows) that is not a plain response (valid JSON, within the limit, a
+   *  numeric id; rows when all are): the bulk of a flood, taken a run at a time (runBytes,
+   *  copyRun) without selecting rows. */
+  plainRunEnd(r: number, rows: number): number {
+    return (this.inst as Instance).ex.plainRunEnd(r, rows);
+  }
+
+  runBytes(r0: number, r1: number): number {
+    return (this.inst as Instance).ex.runBytes(r0, r1);
+  }
+
+  runLargest(): number {
+    return (this.inst as Instance).ex.runLargest();
+  }
+
+  copyRun(
+    r0: number,
+    r1: number,
+    offsetDelta: number,
+    base: number,
+    t: number,
+    dst: Float64Array,
+    at: number,
+  ): void {
+    const inst = this.inst as Instance;
+    const src = inst.ex.runColumns(r0, r1, offsetDelta, base, t) >> 3;
+    // runColumns never grows the memory: the f64 view taken after the split is current.
+    dst.set(this.f64.subarray(src, src + (r1 - r0) * RUN_COLS), at);
   }
 
   startAt(r: number): number {

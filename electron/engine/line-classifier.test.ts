@@ -3,7 +3,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { b, cutsArb, texts } from '../../test/fixtures/json-lines.js';
 import { type Classified, classifyFrameByParse } from './classify.js';
-import type { LineRows } from './frame-codec.js';
+import { ArrayRows, type LineRows } from './frame-codec.js';
 import { LineClassifier } from './line-classifier.js';
 
 // The line classifier must agree with JSON.parse + classifyValue (classifyFrameByParse) on every
@@ -63,10 +63,27 @@ describe('LineClassifier agrees with classifyFrameByParse', () => {
           const got: unknown[] = [];
           const each = (s: number, e: number, c: Classified | null, id: number, over: number) =>
             got.push(over >= 0 ? { over, s, e } : { s, e, c: c ?? { kind: 'response', id } });
-          // Runs of plain responses, when taken apart, are the same lines in the same order.
+          // Runs of plain responses, when taken apart, are the same lines in the same order; the
+          // run-at-a-time answers (computed in the module) agree with the rows one by one.
           const plain = (rows: LineRows, r0: number, r1: number) => {
-            for (let r = r0; r < r1; r++)
+            const starts: number[] = [];
+            const ends: number[] = [];
+            const ids: number[] = [];
+            for (let r = r0; r < r1; r++) {
               each(rows.startAt(r), rows.endAt(r), null, rows.idAt(r), -1);
+              starts[r] = rows.startAt(r);
+              ends[r] = rows.endAt(r);
+              ids[r] = rows.idAt(r);
+            }
+            const ref = new ArrayRows(starts, ends, ids);
+            expect(rows.runBytes(r0, r1)).toBe(ref.runBytes(r0, r1));
+            expect(rows.runLargest()).toBe(ref.runLargest());
+            const at = 3;
+            const got = new Float64Array(at + (r1 - r0) * 5 + 2).fill(-7);
+            const want = got.slice();
+            rows.copyRun(r0, r1, 2 ** 33 + limit, 4096 + r0, 1.5e12 + r1, got, at);
+            ref.copyRun(r0, r1, 2 ** 33 + limit, 4096 + r0, 1.5e12 + r1, want, at);
+            expect([...got]).toEqual([...want]);
           };
           const utf8 = isUtf8(chunk);
           expect(lc.classifyRegion(chunk, 0, chunk.length, limit, utf8, each)).toBe(true);

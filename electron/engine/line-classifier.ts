@@ -179,15 +179,14 @@ export class LineClassifier {
     try {
       for (let at = from; at < to; ) {
         const { rows, stop } = b.split(chunk, at, to, limit);
-        let run = -1; // first row of the current run of plain responses
         for (let r = 0; r < rows; r++) {
-          if (bulk !== undefined && b.isPlain(r)) {
-            if (run < 0) run = r;
-            continue;
-          }
-          if (run >= 0) {
-            bulk?.(b, run, r);
-            run = -1;
+          if (bulk !== undefined) {
+            const runEnd = b.plainRunEnd(r, rows);
+            if (runEnd > r) {
+              bulk(b, r, runEnd);
+              r = runEnd - 1;
+              continue;
+            }
           }
           const valid = b.row(r);
           const start = b.lineStart();
@@ -216,7 +215,6 @@ export class LineClassifier {
           }
           each(start, end, c, 0, -1);
         }
-        if (run >= 0) bulk?.(b, run, rows);
         // Every run holds a whole line: stopping short would lose lines the framer counted.
         if (stop <= at) throw new Error(`classifyRegion: no progress at ${at} of [${from}, ${to})`);
         at = stop;

@@ -3,4 +3,12 @@
  * for a line fed whole or in pieces, and the one-call splitting and scanning of a chunk's lines.
  */
 export { feed, finish, input, inputMax, reset } from './json-scan';
-export { outAt, splitScan, splitStop } from './lines';
+export {
+  outAt,
+  plainRunEnd,
+  runBytes,
+  runColumns,
+  runLargest,
+  splitScan,
+  splitStop,
+} from './lines';

@@ -12,11 +12,14 @@ export const KEY_MAX: u32 = 64;
 export const LINES_MAX: u32 = 32768;
 export const OUT: u32 = 65536;
 export const ROW: u32 = 24; // i32 slots per result row
-export const CAPS: u32 = 54 << 16; // after OUT (3 MiB of rows) and a spare page, on a 64 KiB boundary
+/** runColumns: five f64 per row (a batch's metadata columns), LINES_MAX rows at most. */
+export const COLS: u32 = 49 << 16; // right after OUT's 3 MiB of rows
+export const COL_BYTES: u32 = 40;
+export const CAPS: u32 = 70 << 16; // after COLS (1.25 MiB) and a spare page, on a 64 KiB boundary
 export const CAP_AREA: u32 = 1 << 20;
 export const INPUT: u32 = CAPS + 7 * CAP_AREA;
 export const INPUT_MAX: u32 = 2 << 20;
-export const STACK: u32 = INPUT + INPUT_MAX; // = 198 pages: the initial memory (--initialMemory 198)
+export const STACK: u32 = INPUT + INPUT_MAX; // = 214 pages: the initial memory (--initialMemory 214)
 
 // RES slots (i32 each): 0 top, 1 present bits, 2 error code, 3 error position, 4 error byte,
 // 5 error detail, then for member f (1..6) at 8 + 4f: start, length, over, owned.

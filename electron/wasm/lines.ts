@@ -6,6 +6,8 @@
 
 import { feed, finish, reset } from './json-scan';
 import {
+  COL_BYTES,
+  COLS,
   capSlot,
   F_ERROR,
   F_ID,
@@ -127,6 +129,60 @@ export function splitScan(from: u32, to: u32, maxLen: u32): u32 {
 
 export function splitStop(): u32 {
   return splitStopAt;
+}
+
+/** Whether row r is a plain response (valid, within the limit, with a plain id). */
+function plain(r: u32): bool {
+  const row = OUT + r * (ROW << 2);
+  return load<i32>(row) === 1 && load<f64>(row + (ROW_PLAIN_ID << 2)) >= 0;
+}
+
+/** The end of the run of plain responses starting at row r: the first row in [r, rows) that is
+ *  not one (rows when all are; r when row r is not). */
+export function plainRunEnd(r: u32, rows: u32): u32 {
+  while (r < rows && plain(r)) r++;
+  return r;
+}
+
+let runLongest: u32 = 0;
+
+/** The bytes of rows [r0, r1) summed (runLargest(): the longest of them). */
+export function runBytes(r0: u32, r1: u32): f64 {
+  let sum: f64 = 0;
+  let longest: u32 = 0;
+  for (let r = r0; r < r1; r++) {
+    const row = OUT + r * (ROW << 2);
+    const n = <u32>(load<i32>(row + (ROW_END << 2)) - load<i32>(row + (ROW_START << 2)));
+    sum += <f64>n;
+    if (n > longest) longest = n;
+  }
+  runLongest = longest;
+  return sum;
+}
+
+export function runLargest(): u32 {
+  return runLongest;
+}
+
+/**
+ * Rows [r0, r1) of plain responses as a batch's metadata, five f64 per row at COLS: stream
+ * offset (offsetDelta + start), length, batch position (base + start), t, id — the layout of
+ * MetaColumns (electron/engine/frame-codec.ts), copied there in one step.
+ */
+export function runColumns(r0: u32, r1: u32, offsetDelta: f64, base: f64, t: f64): u32 {
+  let o = COLS;
+  for (let r = r0; r < r1; r++) {
+    const row = OUT + r * (ROW << 2);
+    const start = load<i32>(row + (ROW_START << 2));
+    const n = load<i32>(row + (ROW_END << 2)) - start;
+    store<f64>(o, offsetDelta + <f64>start);
+    store<f64>(o + 8, <f64>n);
+    store<f64>(o + 16, base + <f64>start);
+    store<f64>(o + 24, t);
+    store<f64>(o + 32, load<f64>(row + (ROW_PLAIN_ID << 2)));
+    o += COL_BYTES;
+  }
+  return COLS;
 }
 
 export function outAt(): u32 {

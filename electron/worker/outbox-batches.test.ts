@@ -12,7 +12,7 @@ import {
   postedFrames,
 } from '../../test/fixtures/outbox-harness.js';
 import { ChunkedBytes } from '../engine/frame-bytes.js';
-import type { LineRows } from '../engine/frame-codec.js';
+import { ArrayRows } from '../engine/frame-codec.js';
 import type { Piece } from './outbox.js';
 
 describe('Outbox batches', () => {
@@ -177,11 +177,11 @@ describe('Outbox runs of plain responses', () => {
             at += n + 1;
           }
           const chunk = own(Buffer.alloc(at, 0x61));
-          const rows: LineRows = {
-            startAt: (r) => starts[r],
-            endAt: (r) => starts[r] + lengths[r],
-            idAt: (r) => r * 3,
-          };
+          const rows = new ArrayRows(
+            starts,
+            starts.map((s, r) => s + lengths[r]),
+            starts.map((_, r) => r * 3),
+          );
           const r0 = Math.min(lead, lengths.length);
           const run = (bulk: boolean) => {
             const h = make({ creditFrames: 4, spillMaxBytes, onOverload: () => keep });

@@ -146,16 +146,10 @@ export class StdoutReader {
           this.outbox.addLine(c, chunk, start, end, at, t, id);
         },
         (rows, r0, r1) => {
-          let bytes = 0;
-          let largest = 0;
-          for (let r = r0; r < r1; r++) {
-            const n = rows.endAt(r) - rows.startAt(r);
-            bytes += n;
-            if (n > largest) largest = n;
-          }
+          const bytes = rows.runBytes(r0, r1);
           // Counted as framed before the outbox takes them (as each line above): the framer's
           // count includes frames the overload policy then drops.
-          tally.lines(r1 - r0, largest);
+          tally.lines(r1 - r0, rows.runLargest());
           this.outbox.addResponses(chunk, rows, r0, r1, bytes, offset - from, t);
         },
       );
