@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { ChunkedBytes, ChunkReader, updateHash } from './frame-bytes.js';
+import { bufferView, ChunkedBytes, ChunkReader, updateHash } from './frame-bytes.js';
 
 const chunksArb = fc.array(fc.uint8Array({ minLength: 0, maxLength: 40 }), { maxLength: 8 });
 
@@ -68,5 +68,31 @@ describe('ChunkReader (main cutting frames out of a batch)', () => {
     expect(big.length).toBe(5 * 65_536 - 200);
     expect(big.subarray(0, 1)[0]).toBe(0x30);
     expect(big.subarray(big.length - 1)[0]).toBe(0x34);
+  });
+});
+
+describe('bufferView (a frame inside one chunk)', () => {
+  it('is a Buffer in every way the session uses one, viewing the chunk without a copy', () => {
+    const ab = new ArrayBuffer(32);
+    Buffer.from(ab).write('{"jsonrpc":"2.0","id":7} héllo');
+    const v = bufferView(ab, 0, 24);
+    expect(Buffer.isBuffer(v)).toBe(true);
+    expect(v).toBeInstanceOf(Buffer);
+    expect(v.buffer).toBe(ab);
+    expect(v.toString()).toBe('{"jsonrpc":"2.0","id":7}');
+    expect(JSON.parse(v.toString('utf8'))).toEqual({ jsonrpc: '2.0', id: 7 });
+    expect(v.equals(Buffer.from('{"jsonrpc":"2.0","id":7}'))).toBe(true);
+    expect(Buffer.compare(v, Buffer.from('{'))).toBe(1);
+    const tail = bufferView(ab, 25, 6);
+    expect(tail.toString('utf8')).toBe('héllo');
+    // Slices stay Buffers on the same memory (the frame store's pages and previews).
+    const page = v.subarray(1, 10);
+    expect(Buffer.isBuffer(page)).toBe(true);
+    expect(page.buffer).toBe(ab);
+    expect(page.toString()).toBe('"jsonrpc"');
+    expect(Buffer.concat([page, tail]).toString()).toBe('"jsonrpc"héllo');
+    expect(createHash('sha256').update(v).digest('hex')).toBe(
+      createHash('sha256').update('{"jsonrpc":"2.0","id":7}').digest('hex'),
+    );
   });
 });
