@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { FRAME_KIND_LIST } from '../../shared/frames.js';
-import { decodeFrames, decodeMetas, encodeMetas } from './frame-codec.js';
+import { decodeFrames, decodeMetas, encodeMetas, MetaColumns } from './frame-codec.js';
 import type { FrameKind, FrameMeta } from './worker-protocol.js';
 
 const kinds: readonly FrameKind[] = FRAME_KIND_LIST;
@@ -47,6 +47,33 @@ describe('frame metadata codec', () => {
     const e = encodeMetas(metas);
     expect(e.extras).toEqual([]);
     expect(decodeMetas(e)[0]).toEqual(metas[0]);
+  });
+
+  it('take writes into handed-back buffers when they are large enough, else into new ones', () => {
+    fc.assert(
+      fc.property(
+        fc.array(meta, { maxLength: 50 }),
+        fc.nat({ max: 60 }),
+        fc.nat({ max: 60 }),
+        (metas, spareFrames, from) => {
+          const cols = MetaColumns.from(encodeMetas(metas as FrameMeta[]));
+          const a = Math.min(from, metas.length);
+          const spare = {
+            num: new Float64Array(spareFrames * 5).fill(-1).buffer,
+            kinds: new Uint8Array(spareFrames).fill(255).buffer,
+          };
+          const e = cols.take(a, metas.length, spare);
+          const n = metas.length - a;
+          expect(e.num.length).toBe(n * 5);
+          expect(e.kinds.length).toBe(n);
+          // Into the spare when both of its buffers hold the n frames; never a partial reuse.
+          const reused = spareFrames >= n;
+          expect(e.num.buffer === spare.num).toBe(reused);
+          expect(e.kinds.buffer === spare.kinds).toBe(reused);
+          expect(decodeMetas(e)).toEqual(decodeMetas(cols.take(a, metas.length)));
+        },
+      ),
+    );
   });
 
   it('decodeFrames gives the same frames as decodeMetas, each with the bytes its callback cut', () => {

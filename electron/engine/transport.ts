@@ -13,7 +13,7 @@ import type { SessionConfig } from '../../shared/session-config.js';
 import { unpackedPath } from './asar-path.js';
 import { buildChildEnv } from './child-env.js';
 import { ChunkReader, type FrameBytes } from './frame-bytes.js';
-import { decodeFrames } from './frame-codec.js';
+import { decodeFrames, type MetaBuffers } from './frame-codec.js';
 import type {
   ExitInfo,
   FrameMeta,
@@ -74,6 +74,8 @@ export interface WriteResult {
 const DEFAULT_CREDIT_FRAMES = 8192;
 const DEFAULT_CREDIT_BYTES = 32 * 1024 * 1024;
 const WORKER_HEAP_MB = 1024;
+/** Decoded batches' metadata buffers held for the next credit (the worker keeps as many). */
+const SPENT_METAS = 4;
 
 function workerUrl(): URL {
   return pathToFileURL(
@@ -86,6 +88,7 @@ export class Transport extends EventEmitter<TransportEvents> {
   private readonly worker: Worker;
   private writeSeq = 0;
   private readonly writes = new Map<number, (r: WriteResult) => void>();
+  private readonly spentMetas: MetaBuffers[] = [];
   private stopResult: StopResult | null = null;
   private readonly stopWaiters: ((r: StopResult) => void)[] = [];
   private pid: number | null = null;
@@ -145,7 +148,11 @@ export class Transport extends EventEmitter<TransportEvents> {
   }
 
   credit(frames: number, bytes: number): void {
-    this.send({ type: 'credit', frames, bytes });
+    // The metadata of batches decoded since goes back with it, for the worker to reuse.
+    const spare = this.spentMetas.splice(0);
+    const transfer: ArrayBuffer[] = [];
+    for (const m of spare) transfer.push(m.num, m.kinds);
+    this.send({ type: 'credit', frames, bytes, spare }, transfer);
   }
 
   /** Writes one message line (the caller adds the newline). Resolves when the OS took it. */
@@ -175,9 +182,9 @@ export class Transport extends EventEmitter<TransportEvents> {
     });
   }
 
-  private send(msg: ToWorker): void {
+  private send(msg: ToWorker, transfer: ArrayBuffer[] = []): void {
     if (this.stopResult) return;
-    this.worker.postMessage(msg);
+    this.worker.postMessage(msg, transfer);
   }
 
   private onMessage(msg: FromWorker): void {
@@ -187,6 +194,14 @@ export class Transport extends EventEmitter<TransportEvents> {
         const frames: Frame[] = decodeFrames(msg.metas, (start, bytes) =>
           reader.read(start, bytes),
         );
+        // Decoded into the frames: the columns' buffers are free (handed back with credits).
+        if (this.spentMetas.length < SPENT_METAS) {
+          const { num, kinds } = msg.metas;
+          this.spentMetas.push({
+            num: num.buffer as ArrayBuffer,
+            kinds: kinds.buffer as ArrayBuffer,
+          });
+        }
         this.emit('frames', frames);
         break;
       }

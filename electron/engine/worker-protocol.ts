@@ -6,7 +6,7 @@
 
 import type { FrameKind } from '../../shared/frames.js';
 import type { OverloadPolicy, OversizePolicy, ReaderMode } from '../../shared/session-config.js';
-import type { EncodedMetas } from './frame-codec.js';
+import type { EncodedMetas, MetaBuffers } from './frame-codec.js';
 
 export type { FrameKind };
 
@@ -55,7 +55,8 @@ export interface WorkerStartConfig {
 
 /** Main → worker. */
 export type ToWorker =
-  | { type: 'credit'; frames: number; bytes: number }
+  /** `spare`: metadata buffers of batches main has decoded, handed back for reuse. */
+  | { type: 'credit'; frames: number; bytes: number; spare?: MetaBuffers[] }
   | { type: 'write'; seq: number; data: Uint8Array }
   | { type: 'reader-mode'; mode: ReaderMode }
   | {

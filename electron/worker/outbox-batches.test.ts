@@ -160,6 +160,32 @@ describe('Outbox batches', () => {
   });
 });
 
+describe('Outbox metadata buffers', () => {
+  it('writes the next batches into column buffers main handed back, when they hold the batch', () => {
+    const h = make({ creditFrames: 8 }); // batches of 2 frames
+    const spare = (frames: number) => ({
+      num: new ArrayBuffer(frames * 5 * 8),
+      kinds: new ArrayBuffer(frames),
+    });
+    const big = spare(2);
+    const small = spare(1);
+    h.box.recycle([small, big]);
+    for (let i = 0; i < 6; i++) add(h, Buffer.from(`f${i}`));
+    h.box.flush();
+    expect(h.posts.map((p) => p.frames.length)).toEqual([2, 2, 2]);
+    // Last handed back, first used; one too small for a batch is not used (nor kept).
+    expect(h.posts[0].metas.num.buffer).toBe(big.num);
+    expect(h.posts[0].metas.kinds.buffer).toBe(big.kinds);
+    expect(h.posts[1].metas.num.buffer).not.toBe(small.num);
+    expect(h.posts[2].metas.num.buffer).not.toBe(small.num);
+    // The reused buffer travels in the transfer list like a new one.
+    expect(h.posts[0].transfer).toContain(big.num);
+    expect(h.posts.flatMap(framesOf).map((f) => f.toString())).toEqual(
+      Array.from({ length: 6 }, (_, i) => `f${i}`),
+    );
+  });
+});
+
 describe('Outbox runs of plain responses', () => {
   it('addResponses is addLine for each row, spill bound and overload policy included', () => {
     fc.assert(

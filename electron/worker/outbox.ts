@@ -19,13 +19,20 @@
  * leaves with a batch (`onSeal`).
  * Each chunk belongs to one batch: a batch is only sealed between chunks.
  */
-import { type EncodedMetas, type LineRows, MetaColumns } from '../engine/frame-codec.js';
+import {
+  type EncodedMetas,
+  type LineRows,
+  type MetaBuffers,
+  MetaColumns,
+} from '../engine/frame-codec.js';
 import type { FrameMeta } from '../engine/worker-protocol.js';
 
 /** A batch takes no more frames once it has this many (checked between chunks). */
 const BATCH_FRAMES = 8192;
 /** ...or once its chunks hold this many bytes (a large frame makes a batch of its own). */
 const BATCH_BYTES = 4 * 1024 * 1024;
+/** Columns kept for reuse (batches queued for credits each hold their own). */
+const SPARE_COLUMNS = 4;
 
 /** What classification says about a frame (its position is given apart). */
 export type FrameInfo = Omit<FrameMeta, 'offset' | 'bytes' | 'start' | 't'>;
@@ -109,8 +116,11 @@ export class Outbox {
   /** Sealed batches waiting for credits, oldest first. */
   private readonly queue: Batch[] = [];
   private open: Batch | null = null;
-  /** Columns of a posted batch, reused (their contents were copied out by `take`). */
-  private spareCols: MetaColumns | null = null;
+  /** Columns of posted batches, reused (their contents were copied out by `take`): a batch's
+   *  columns are sized for a full batch once, not grown from small for every batch. */
+  private readonly spareCols: MetaColumns[] = [];
+  /** Buffers of posted batches' columns that main has read and handed back (`recycle`). */
+  private readonly spareMeta: MetaBuffers[] = [];
   private availFrames: number;
   private availBytes: number;
   spillFrames = 0;
@@ -180,8 +190,9 @@ export class Outbox {
       b = null;
     }
     if (b === null) {
-      const cols = this.spareCols ?? new MetaColumns(1024);
-      this.spareCols = null;
+      // A batch is sealed once it holds batchFrames, at the end of a chunk: room for one more
+      // chunk's worth of small lines beyond that, growing only past it.
+      const cols = this.spareCols.pop() ?? new MetaColumns(this.batchFrames + 1024);
       cols.n = 0;
       cols.extras = [];
       b = new Batch(cols);
@@ -257,17 +268,27 @@ export class Outbox {
     b.cols.push(info, offset, bytes, start, t);
   }
 
+  private spare(cols: MetaColumns): void {
+    if (this.spareCols.length < SPARE_COLUMNS) this.spareCols.push(cols);
+  }
+
   private seal(): void {
     const b = this.open;
     this.open = null;
     if (b === null || b.n === 0) {
-      if (b !== null) this.spareCols = b.cols;
+      if (b !== null) this.spare(b.cols);
       return;
     }
     // Only the last chunk can hold the start of a line still arriving.
     const last = b.last;
     if (last) this.opts.onSeal?.(last);
     this.queue.push(b);
+  }
+
+  /** Column buffers main has done with (they came with credits): the next batches' metadata
+   *  is written into them. */
+  recycle(spare: readonly MetaBuffers[]): void {
+    for (const m of spare) if (this.spareMeta.length < SPARE_COLUMNS) this.spareMeta.push(m);
   }
 
   credit(frames: number, bytes: number): void {
@@ -299,8 +320,8 @@ export class Outbox {
       this.endWait();
       if (k === head.n) {
         this.queue.shift();
-        this.post(head.cols.take(), head.buffers, head.bytes);
-        this.spareCols = head.cols;
+        this.post(head.cols.take(0, head.n, this.spareMeta.pop()), head.buffers, head.bytes);
+        this.spare(head.cols);
       } else {
         this.queue[0] = this.split(head, k);
       }

@@ -286,6 +286,7 @@ function finish(exit: ExitInfo | null): void {
 port.on('message', (msg: ToWorker) => {
   switch (msg.type) {
     case 'credit':
+      if (msg.spare) outbox.recycle(msg.spare);
       outbox.credit(msg.frames, msg.bytes);
       if (overloadPaused && outbox.spillBytes <= config.spillMaxBytes / 2) overloadPaused = false;
       outbox.flush();

@@ -1,0 +1,106 @@
+/**
+ * The transport's hand-off under a flood, on a real pipe and a real worker: every frame reaches
+ * main exactly (offset, length, kind, id and bytes), in order, across hundreds of batches cut
+ * by small credits — with the batches' metadata buffers going back to the worker with each
+ * credit and written again (frame-codec.ts `take`), so a buffer reused too early would show
+ * here as a wrong frame.
+ */
+import { Worker } from 'node:worker_threads';
+import { afterEach, describe, expect, it } from 'vitest';
+import { type Frame, Transport } from '../../dist/electron/engine/transport.js';
+import { withTimeout } from './helpers.js';
+
+const N = 60_000;
+
+/** Line i of the flood: mostly plain responses (runs), a notification every 997th line and a
+ *  string id every 1,009th (frames that carry extras), lengths varying with i. */
+const SERVER = `
+const line = (i) =>
+  i % 997 === 0
+    ? JSON.stringify({ jsonrpc: '2.0', method: 'notifications/message', params: { i } })
+    : JSON.stringify({ jsonrpc: '2.0', id: i % 1009 === 0 ? 's' + i : i, result: { t: 'x'.repeat(i % 300) } });
+const out = [];
+for (let i = 0; i < ${N}; i++) out.push(line(i));
+process.stdout.write(out.join('\\n') + '\\n', () => process.exit(0));
+`;
+
+function expected(i: number): { text: string; kind: string; id?: number | string } {
+  if (i % 997 === 0) {
+    const text = JSON.stringify({ jsonrpc: '2.0', method: 'notifications/message', params: { i } });
+    return { text, kind: 'notification' };
+  }
+  const id = i % 1009 === 0 ? `s${i}` : i;
+  const text = JSON.stringify({ jsonrpc: '2.0', id, result: { t: 'x'.repeat(i % 300) } });
+  return { text, kind: 'response', id };
+}
+
+let transport: Transport | null = null;
+const postMessage = Worker.prototype.postMessage;
+
+afterEach(async () => {
+  Worker.prototype.postMessage = postMessage;
+  await transport?.stop();
+  transport = null;
+});
+
+describe('transport hand-off under a flood', () => {
+  it('delivers 60,000 frames exactly and in order while metadata buffers are recycled', async () => {
+    // Count the credits that carried metadata buffers back (what main sends the worker).
+    let spareSent = 0;
+    Worker.prototype.postMessage = function (this: Worker, msg: unknown, transfer?: never) {
+      const m = msg as { type?: string; spare?: unknown[] };
+      if (m?.type === 'credit') spareSent += m.spare?.length ?? 0;
+      return postMessage.call(this, msg, transfer);
+    };
+    const t = Transport.start({
+      command: process.execPath,
+      args: ['-e', SERVER],
+      env: {},
+      maxFrameBytes: 1024 * 1024,
+      onOversize: 'discard',
+      overloadPolicy: 'pause',
+      spillMaxBytes: 64 * 1024 * 1024,
+      readerMode: 'drain',
+      creditFrames: 2048, // batches of 512 frames: ~120 batches
+      creditBytes: 4 * 1024 * 1024,
+    });
+    transport = t;
+    let next = 0;
+    let offset = 0;
+    let batches = 0;
+    const mismatches: string[] = [];
+    const done = new Promise<void>((resolve, reject) => {
+      t.on('frames', (frames: Frame[]) => {
+        batches += 1;
+        let bytes = 0;
+        for (const f of frames) {
+          const want = expected(next);
+          const got = f.data.toString();
+          if (
+            mismatches.length < 5 &&
+            (got !== want.text ||
+              f.offset !== offset ||
+              f.bytes !== want.text.length ||
+              f.kind !== want.kind ||
+              f.id !== want.id)
+          ) {
+            mismatches.push(`frame ${next}: ${JSON.stringify({ ...f, data: got.slice(0, 80) })}`);
+          }
+          offset += f.bytes + 1;
+          bytes += f.bytes;
+          next += 1;
+        }
+        // Credits go back a tick later, as the session's dispatcher returns them.
+        setImmediate(() => t.credit(frames.length, bytes));
+        if (next >= N) resolve();
+      });
+      t.on('fatal', (message: string) => reject(new Error(message)));
+      t.on('spawn-error', (e: { message: string }) => reject(new Error(e.message)));
+    });
+    await withTimeout(done, 20_000, 'all frames');
+    expect(mismatches).toEqual([]);
+    expect(next).toBe(N);
+    expect(batches).toBeGreaterThan(20);
+    expect(spareSent).toBeGreaterThan(20);
+  });
+});
