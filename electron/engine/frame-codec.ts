@@ -223,6 +223,11 @@ export class MetaColumns {
     return i;
   }
 
+  /** Frames the columns hold without growing. */
+  get capacity(): number {
+    return this.kinds.length;
+  }
+
   /** Where frame i's bytes are (the outbox rebases them when it splits a batch). */
   start(i: number): number {
     return this.num[i * COLS + 2];

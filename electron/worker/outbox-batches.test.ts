@@ -186,6 +186,31 @@ describe('Outbox metadata buffers', () => {
   });
 });
 
+describe('Outbox column memory', () => {
+  it('batches sealed small wait with columns of their own size, not a full batch each', () => {
+    const h = make({ creditFrames: 4096, creditBytes: 1 }); // batches of 1,024 frames
+    add(h, Buffer.alloc(2, 0x61)); // takes the only byte credit... and more: goes alone
+    h.box.flush();
+    expect(postedFrames(h)).toBe(1);
+    // A server writing one line per read, each flushed (sealed) while no credit is left.
+    for (let i = 0; i < 500; i++) {
+      add(h, Buffer.from(`line ${i}`));
+      h.box.flush();
+    }
+    expect(postedFrames(h)).toBe(1);
+    const queue = (h.box as unknown as { queue: { cols: { capacity: number; n: number } }[] })
+      .queue;
+    expect(queue.length).toBe(500);
+    for (const b of queue) expect(b.cols.capacity).toBeLessThanOrEqual(2 * b.cols.n + 64);
+    // Nothing lost or reordered by the compaction.
+    h.box.releaseAll();
+    expect(h.posts.flatMap(framesOf).map((f) => f.toString())).toEqual([
+      'aa',
+      ...Array.from({ length: 500 }, (_, i) => `line ${i}`),
+    ]);
+  });
+});
+
 describe('Outbox runs of plain responses', () => {
   it('addResponses is addLine for each row, spill bound and overload policy included', () => {
     fc.assert(

@@ -73,7 +73,7 @@ class Batch {
   /** Frame bytes (what credits count). */
   bytes = 0;
 
-  constructor(readonly cols: MetaColumns) {}
+  constructor(public cols: MetaColumns) {}
 
   get n(): number {
     return this.cols.n;
@@ -268,8 +268,11 @@ export class Outbox {
     b.cols.push(info, offset, bytes, start, t);
   }
 
+  /** Keeps full-size columns for the next batches (smaller ones — a split batch's — go). */
   private spare(cols: MetaColumns): void {
-    if (this.spareCols.length < SPARE_COLUMNS) this.spareCols.push(cols);
+    if (cols.capacity >= this.batchFrames && this.spareCols.length < SPARE_COLUMNS) {
+      this.spareCols.push(cols);
+    }
   }
 
   private seal(): void {
@@ -282,6 +285,14 @@ export class Outbox {
     // Only the last chunk can hold the start of a line still arriving.
     const last = b.last;
     if (last) this.opts.onSeal?.(last);
+    // A batch sealed small (a server writing a line per read, flushed each time) waits with
+    // columns of its own size: a full batch's columns per queued frame would be ~120 KB each,
+    // memory the spill bound (frame bytes) does not see.
+    if (b.cols.capacity > 2 * b.n + 64) {
+      const full = b.cols;
+      b.cols = MetaColumns.from(full.take());
+      this.spare(full);
+    }
     this.queue.push(b);
   }
 
