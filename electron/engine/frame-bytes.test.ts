@@ -1,4 +1,6 @@
 import { createHash } from 'node:crypto';
+import { inspect } from 'node:util';
+import { deserialize, serialize } from 'node:v8';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { bufferView, ChunkedBytes, ChunkReader, updateHash } from './frame-bytes.js';
@@ -88,6 +90,9 @@ describe('bufferView (a frame inside one chunk)', () => {
     // Slices stay Buffers on the same memory (the frame store's pages and previews).
     const page = v.subarray(1, 10);
     expect(Buffer.isBuffer(page)).toBe(true);
+    expect(Object.getPrototypeOf(page)).toBe(Buffer.prototype); // a plain Buffer, in fact
+    expect(inspect(v)).toBe(inspect(Buffer.from('{"jsonrpc":"2.0","id":7}')));
+    expect(deserialize(serialize(v))).toEqual(Buffer.from('{"jsonrpc":"2.0","id":7}'));
     expect(page.buffer).toBe(ab);
     expect(page.toString()).toBe('"jsonrpc"');
     expect(Buffer.concat([page, tail]).toString()).toBe('"jsonrpc"héllo');

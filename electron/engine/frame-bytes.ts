@@ -114,6 +114,13 @@ export class ChunkReader {
  */
 class BufferView extends Uint8Array {}
 Object.setPrototypeOf(BufferView.prototype, Buffer.prototype);
+// As Node's own: `constructor` is Buffer, so slices (through Buffer's species), util.inspect and
+// v8 serialization see a Buffer too. Only a deep-equality check against a Buffer tells them apart.
+Object.defineProperty(BufferView.prototype, 'constructor', {
+  value: Buffer,
+  writable: true,
+  configurable: true,
+});
 
 export function bufferView(ab: ArrayBuffer, offset: number, length: number): Buffer {
   return new BufferView(ab, offset, length) as unknown as Buffer;
