@@ -161,8 +161,9 @@ export class LineClassifier {
    * for one pass.
    *
    * With `plain` (and a chunk known to be UTF-8), consecutive plain responses go to it as runs
-   * of rows instead — [r0, r1) of `rows`, read with startAt / endAt / idAt before `plain`
-   * returns — so a flood costs the caller a tight loop rather than a call per line.
+   * of rows instead — [r0, r1) of `rows`, read (startAt / endAt / idAt, or a run at a time with
+   * runBytes / copyRun) before `plain` returns, never after — so a flood costs the caller a few
+   * calls per chunk rather than a call per line.
    */
   classifyRegion(
     chunk: Uint8Array,

@@ -13,9 +13,10 @@ export const LINES_MAX: u32 = 32768;
 export const OUT: u32 = 65536;
 export const ROW: u32 = 24; // i32 slots per result row
 /** runColumns: five f64 per row (a batch's metadata columns), LINES_MAX rows at most. */
-export const COLS: u32 = 49 << 16; // right after OUT's 3 MiB of rows
+export const COLS: u32 = OUT + LINES_MAX * (ROW << 2); // right after OUT's rows (49 pages)
 export const COL_BYTES: u32 = 40;
-export const CAPS: u32 = 70 << 16; // after COLS (1.25 MiB) and a spare page, on a 64 KiB boundary
+// After COLS (LINES_MAX rows of COL_BYTES: to 69 pages) and a spare page, on a 64 KiB boundary.
+export const CAPS: u32 = 70 << 16;
 export const CAP_AREA: u32 = 1 << 20;
 export const INPUT: u32 = CAPS + 7 * CAP_AREA;
 export const INPUT_MAX: u32 = 2 << 20;
@@ -102,4 +103,14 @@ export function fieldOfEscaped(p: u32, n: u32): u32 {
     len++;
   }
   return fieldOfPlain(out, len);
+}
+
+// The areas must not overlap: a layout edit that breaks this traps at instantiation (every
+// scanner test fails at once) instead of corrupting results. Constant-folded away otherwise.
+if (
+  OUT + LINES_MAX * (ROW << 2) > COLS ||
+  COLS + LINES_MAX * COL_BYTES > CAPS ||
+  INPUT + INPUT_MAX > STACK
+) {
+  unreachable();
 }

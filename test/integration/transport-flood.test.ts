@@ -1,9 +1,10 @@
 /**
  * The transport's hand-off under a flood, on a real pipe and a real worker: every frame reaches
- * main exactly (offset, length, kind, id and bytes), in order, across hundreds of batches cut
- * by small credits — with the batches' metadata buffers going back to the worker with each
- * credit and written again (frame-codec.ts `take`), so a buffer reused too early would show
- * here as a wrong frame.
+ * main exactly (offset, length, kind, id and bytes), in order, across dozens of batches under
+ * small credits, while the batches' metadata buffers go back to the worker with the credits
+ * and are written again for later batches (MetaColumns.take; that the outbox does write into
+ * them is asserted in outbox-batches.test.ts). A reused buffer written at the wrong rows or not
+ * cut to its batch would show here as a wrong frame.
  */
 import { Worker } from 'node:worker_threads';
 import { afterEach, describe, expect, it } from 'vitest';
