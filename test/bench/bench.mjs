@@ -169,6 +169,7 @@ async function main() {
     'framer',
     'framer-scan',
     'framer-noparse',
+    'worker-raw',
     'engine',
   ];
   const sdkVersion = JSON.parse(

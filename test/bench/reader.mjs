@@ -54,6 +54,49 @@ async function rawReader(spec, stampFile, { keep = false } = {}) {
   });
 }
 
+/** The engine's architecture with nothing to do: a worker thread drains stdout and hands the
+ *  chunks to main, transferred, a batch per turn of its event loop (as the engine's outbox
+ *  does); main counts them. The floor for any reader that drains off the main thread. */
+async function workerRawReader(spec, stampFile) {
+  const { Worker } = await import('node:worker_threads');
+  const worker = new Worker(
+    `const { parentPort, workerData: w } = require('node:worker_threads');
+     const child = require('node:child_process').spawn(process.execPath, [w.gen, w.spec, w.stamp], {
+       stdio: ['ignore', 'pipe', 'inherit'],
+     });
+     let batch = [];
+     const post = () => {
+       if (batch.length === 0) return;
+       parentPort.postMessage(batch, batch.map((c) => c.buffer));
+       batch = [];
+     };
+     child.stdout.on('data', (c) => {
+       // A pipe read owns its ArrayBuffer (else copy it, as the engine does).
+       batch.push(c.byteOffset === 0 && c.buffer.byteLength === c.length ? c : Buffer.from(c));
+       if (batch.length === 1) setImmediate(post);
+     });
+     child.stdout.on('end', () => { post(); parentPort.postMessage('end'); });
+     child.on('exit', () => parentPort.postMessage('exit'));`,
+    { eval: true, workerData: { gen: GENERATOR, spec, stamp: stampFile } },
+  );
+  let bytes = 0;
+  let tEnd = 0n;
+  await new Promise((resolve, reject) => {
+    let ended = false;
+    let exited = false;
+    worker.on('error', reject);
+    worker.on('message', (m) => {
+      if (m === 'end') ended = true;
+      else if (m === 'exit') exited = true;
+      else for (const c of m) bytes += c.byteLength;
+      if (m === 'end') tEnd = now();
+      if (ended && exited) resolve();
+    });
+  });
+  await worker.terminate();
+  return { frames: null, bytes, tEnd };
+}
+
 /** The SDK's ReadBuffer, driven the way StdioClientTransport drives it (client/stdio.js):
  *  append each chunk, readMessage() until null; a throwing message goes to onerror and the
  *  loop goes on; a throwing append goes to onerror and the transport closes. */
@@ -179,6 +222,8 @@ async function loadReader(name) {
       return (spec, stamp) => rawReader(spec, stamp);
     case 'raw-keep':
       return (spec, stamp) => rawReader(spec, stamp, { keep: true });
+    case 'worker-raw':
+      return (spec, stamp) => workerRawReader(spec, stamp);
     case 'sdk':
       return (spec, stamp) => sdkReader(spec, stamp, {});
     case 'sdk-nocap':
