@@ -42,16 +42,17 @@ export interface LineRows {
   runBytes(r0: number, r1: number): number;
   runLargest(): number;
   /** Writes rows [r0, r1) as plain responses into `dst` from index `at`, COLS values per row
-   *  (offsetDelta + start, length, base + start, t, id): MetaColumns' layout. */
-  copyRun(
-    r0: number,
-    r1: number,
-    offsetDelta: number,
-    base: number,
-    t: number,
-    dst: Float64Array,
-    at: number,
-  ): void;
+   *  (o.offsetDelta + start, length, o.base + start, o.t, id): MetaColumns' layout. */
+  copyRun(r0: number, r1: number, o: ChunkOrigin, dst: Float64Array, at: number): void;
+}
+
+/** Where a chunk's position 0 lies: in the stream (`offsetDelta`) and in its batch's bytes
+ *  (`base`), and when it arrived (`t`): a line at chunk position p has stream offset
+ *  offsetDelta + p and batch position base + p. */
+export interface ChunkOrigin {
+  offsetDelta: number;
+  base: number;
+  t: number;
 }
 
 /** LineRows over plain arrays, row by row in JavaScript: the reference the scanner's rows are
@@ -92,21 +93,13 @@ export class ArrayRows implements LineRows {
     return this.largest;
   }
 
-  copyRun(
-    r0: number,
-    r1: number,
-    offsetDelta: number,
-    base: number,
-    t: number,
-    dst: Float64Array,
-    at: number,
-  ): void {
+  copyRun(r0: number, r1: number, origin: ChunkOrigin, dst: Float64Array, at: number): void {
     for (let r = r0, o = at; r < r1; r++, o += COLS) {
       const start = this.starts[r];
-      dst[o] = offsetDelta + start;
+      dst[o] = origin.offsetDelta + start;
       dst[o + 1] = this.ends[r] - start;
-      dst[o + 2] = base + start;
-      dst[o + 3] = t;
+      dst[o + 2] = origin.base + start;
+      dst[o + 3] = origin.t;
       dst[o + 4] = this.ids[r];
     }
   }
@@ -184,21 +177,13 @@ export class MetaColumns {
     this.row(RESPONSE, id, offset, bytes, start, t);
   }
 
-  /** Appends rows [r0, r1) of `rows`, all plain responses lying in one chunk: a frame at chunk
-   *  position p has stream offset `offsetDelta + p` and batch position `base + p`. */
-  pushResponses(
-    rows: LineRows,
-    r0: number,
-    r1: number,
-    offsetDelta: number,
-    base: number,
-    t: number,
-  ): void {
+  /** Appends rows [r0, r1) of `rows`, all plain responses lying in the chunk at `origin`. */
+  pushResponses(rows: LineRows, r0: number, r1: number, origin: ChunkOrigin): void {
     const n0 = this.n;
     const n1 = n0 + (r1 - r0);
     while (this.kinds.length < n1) this.grow();
     this.kinds.fill(RESPONSE, n0, n1);
-    rows.copyRun(r0, r1, offsetDelta, base, t, this.num, n0 * COLS);
+    rows.copyRun(r0, r1, origin, this.num, n0 * COLS);
     this.n = n1;
   }
 

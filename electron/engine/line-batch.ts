@@ -2,6 +2,7 @@
  * Line batch: many whole lines of one chunk split and scanned in a single call into the JSON
  * scanner's module (json-scan.ts loads it and pools its instances).
  */
+import type { ChunkOrigin } from './frame-codec.js';
 import {
   acquire,
   errorText,
@@ -124,17 +125,9 @@ export class LineBatch implements Scanned {
     return (this.inst as Instance).ex.runLargest();
   }
 
-  copyRun(
-    r0: number,
-    r1: number,
-    offsetDelta: number,
-    base: number,
-    t: number,
-    dst: Float64Array,
-    at: number,
-  ): void {
+  copyRun(r0: number, r1: number, o: ChunkOrigin, dst: Float64Array, at: number): void {
     const inst = this.inst as Instance;
-    const src = inst.ex.runColumns(r0, r1, offsetDelta, base, t) >> 3;
+    const src = inst.ex.runColumns(r0, r1, o.offsetDelta, o.base, o.t) >> 3;
     // runColumns never grows the memory: the f64 view taken after the split is current.
     dst.set(this.f64.subarray(src, src + (r1 - r0) * RUN_COLS), at);
   }

@@ -81,8 +81,9 @@ describe('LineClassifier agrees with classifyFrameByParse', () => {
             const at = 3;
             const got = new Float64Array(at + (r1 - r0) * 5 + 2).fill(-7);
             const want = got.slice();
-            rows.copyRun(r0, r1, 2 ** 33 + limit, 4096 + r0, 1.5e12 + r1, got, at);
-            ref.copyRun(r0, r1, 2 ** 33 + limit, 4096 + r0, 1.5e12 + r1, want, at);
+            const origin = { offsetDelta: 2 ** 33 + limit, base: 4096 + r0, t: 1.5e12 + r1 };
+            rows.copyRun(r0, r1, origin, got, at);
+            ref.copyRun(r0, r1, origin, want, at);
             expect([...got]).toEqual([...want]);
           };
           const utf8 = isUtf8(chunk);

@@ -248,7 +248,7 @@ export class Outbox {
     if (this.spillFrames > this.maxSpillFrames) this.maxSpillFrames = this.spillFrames;
     const b = this.batchFor(chunk);
     b.bytes += bytes;
-    b.cols.pushResponses(rows, r0, r1, offsetDelta, b.base(chunk), t);
+    b.cols.pushResponses(rows, r0, r1, { offsetDelta, base: b.base(chunk), t });
   }
 
   /** A line that arrived over several chunks: `bytes` bytes through `pieces`, in order (the
