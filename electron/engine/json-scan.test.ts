@@ -105,6 +105,40 @@ describe('JsonScanner agrees with JSON.parse', () => {
     }
   });
 
+  it('a line that begins {"jsonrpc":"2.0","id": (taken in one step) ends the same as any other', () => {
+    const prefix = '{"jsonrpc":"2.0","id":';
+    const rests = [
+      '',
+      '1}',
+      '1,"result":{}}',
+      '"a","result":null}',
+      '-0.5e3,"method":"x"}',
+      'null,"error":{"code":1}}',
+      '{"x":[1,2]}}',
+      '}',
+      ',"result":1}',
+      '1',
+      '1,',
+      '1}}',
+      '1} ',
+      '1}x',
+      '01}',
+      ' 1 , "result" : [ ] }',
+      '"\u0041"}',
+      'tru}',
+    ];
+    for (const rest of rests) {
+      const buf = b(prefix + rest);
+      expect(scanValid(buf), prefix + rest).toBe(parses(buf));
+      for (let cut = 1; cut < buf.length; cut++) expect(scanValid(buf, [cut])).toBe(parses(buf));
+      // Not at a line's start, the same bytes go byte by byte: same answer.
+      const inner = b(`[${prefix}${rest}]`);
+      expect(scanValid(inner)).toBe(parses(inner));
+      const spaced = b(` ${prefix}${rest}`);
+      expect(scanValid(spaced)).toBe(parses(spaced));
+    }
+  });
+
   it('handles 100,000 levels of nesting and strings longer than the skipper window', () => {
     const deep = `${'['.repeat(100_000)}${']'.repeat(100_000)}`;
     expect(scanValid(b(deep))).toBe(true);

@@ -274,6 +274,42 @@ describe('LineClassifier agrees with classifyFrameByParse', () => {
   });
 });
 
+describe('LineClassifier on lines that begin {"jsonrpc":"2.0","id": (the scanner takes it in one step)', () => {
+  it('classifies them exactly: whole, in pieces and a chunk at a time', () => {
+    const lc = new LineClassifier();
+    const prefix = '{"jsonrpc":"2.0","id":';
+    const lines = [
+      '7,"result":{"content":[]}}',
+      '"s-1","result":null}',
+      '-3,"result":1}',
+      '1.5,"result":1}',
+      'null,"error":{"code":-32601,"message":"no"}}',
+      '9,"method":"ping"}',
+      '"r","method":"tools/call","params":{"name":"x"}}',
+      '123456789012345678,"result":0}',
+      '{"a":1},"result":1}',
+      '1,"result":1,"jsonrpc":"1.0"}',
+      '1,"id":2,"result":1}',
+      '1}',
+      '',
+      '1,"result":',
+    ].map((rest) => prefix + rest);
+    for (const line of lines) {
+      const buf = b(line);
+      const want = classifyFrameByParse(buf);
+      expect(lc.classify(buf), line).toEqual(want);
+      for (let cut = 1; cut < buf.length; cut += 3)
+        expect(streamed(buf, [cut]), line).toEqual(want);
+    }
+    const chunk = Buffer.from(`${lines.join('\n')}\n`);
+    const got: unknown[] = [];
+    lc.classifyRegion(chunk, 0, chunk.length, 1 << 20, true, (_s, _e, c, id) =>
+      got.push(c ?? { kind: 'response', id }),
+    );
+    expect(got).toEqual(lines.map((l) => classifyFrameByParse(b(l))));
+  });
+});
+
 describe('LineClassifier: the scanner instances it uses', () => {
   it('scans a line larger than its 2 MiB input window, captures included', () => {
     const big = b(JSON.stringify({ jsonrpc: '2.0', pad: 'p'.repeat(5 << 20), id: 77, result: 1 }));

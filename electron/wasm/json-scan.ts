@@ -23,6 +23,8 @@
 import { isHex, isWs, skip } from './bytes';
 import { capBegin, endCapture, pieceEnds, pieceStarts, resetCaptures } from './captures';
 import {
+  F_ID,
+  F_JSONRPC,
   fieldOfEscaped,
   fieldOfPlain,
   INPUT,
@@ -184,6 +186,22 @@ function plainKey(q: u32, end: u32): u32 {
   return p;
 }
 
+// `{"jsonrpc":"2.0","id":` as little-endian loads: 8 bytes, 8 bytes, 4 bytes, 2 bytes.
+const RPC_0: u64 = ((<u64>0x70726e6f) << 32) | 0x736a227b; // {"jsonrp
+const RPC_8: u64 = ((<u64>0x22302e32) << 32) | 0x223a2263; // c":"2.0"
+const RPC_16: u32 = 0x6469222c; // ,"id
+const RPC_20: u16 = 0x3a22; // ":
+
+/** Whether the 22 bytes at p are `{"jsonrpc":"2.0","id":`. */
+function rpcPrefix(p: u32): bool {
+  return (
+    load<u64>(p) === RPC_0 &&
+    load<u64>(p + 8) === RPC_8 &&
+    load<u32>(p + 16) === RPC_16 &&
+    load<u16>(p + 20) === RPC_20
+  );
+}
+
 // --- the machine --------------------------------------------------------------------------------
 
 /**
@@ -198,6 +216,17 @@ export function feed(p: u32, n: u32, streaming: bool): u32 {
   if (keyOpen) keyStart = p;
   pieceStarts(p);
   let s = state;
+  if (s === VALUE && depth === 0 && p + 22 <= end && rpcPrefix(p)) {
+    // `{"jsonrpc":"2.0","id":` — how nearly every message begins — in one step, leaving the
+    // machine exactly where these 22 bytes one by one would: an object open at depth 1, the
+    // jsonrpc member captured, the id member's value next.
+    store<i32>(slot(R_TOP), 1);
+    push(1);
+    capBegin(F_JSONRPC, p + 11);
+    endCapture(p + 16);
+    pendingField = F_ID;
+    p += 22;
+  }
   while (p < end) {
     const c = <u32>load<u8>(p);
     switch (s) {
