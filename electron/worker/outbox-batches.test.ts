@@ -201,7 +201,8 @@ describe('Outbox column memory', () => {
     const queue = (h.box as unknown as { queue: { cols: { capacity: number; n: number } }[] })
       .queue;
     expect(queue.length).toBe(500);
-    for (const b of queue) expect(b.cols.capacity).toBeLessThanOrEqual(2 * b.cols.n + 64);
+    // All but the head, which is posted first (and whose columns are then reused).
+    for (const b of queue.slice(1)) expect(b.cols.capacity).toBeLessThanOrEqual(2 * b.cols.n + 64);
     // Nothing lost or reordered by the compaction.
     h.box.releaseAll();
     expect(h.posts.flatMap(framesOf).map((f) => f.toString())).toEqual([

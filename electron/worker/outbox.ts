@@ -285,10 +285,11 @@ export class Outbox {
     // Only the last chunk can hold the start of a line still arriving.
     const last = b.last;
     if (last) this.opts.onSeal?.(last);
-    // A batch sealed small (a server writing a line per read, flushed each time) waits with
-    // columns of its own size: a full batch's columns per queued frame would be ~120 KB each,
-    // memory the spill bound (frame bytes) does not see.
-    if (b.cols.capacity > 2 * b.n + 64) {
+    // A batch sealed small behind others (a server writing a line per read, flushed each time,
+    // while main is out of credits) waits with columns of its own size: a full batch's columns
+    // per queued frame would be ~120 KB each, memory the spill bound (frame bytes) does not see.
+    // (The head of the queue, usually posted at once, keeps its columns: no copy for it.)
+    if (this.queue.length > 0 && b.cols.capacity > 2 * b.n + 64) {
       const full = b.cols;
       b.cols = MetaColumns.from(full.take());
       this.spare(full);
