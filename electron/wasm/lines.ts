@@ -1,7 +1,9 @@
 /**
  * A chunk's whole lines split and scanned in one call into the module: the transport worker's
- * framing and scanning of its small frames (electron/engine/json-scan.ts, LineBatch), with the
- * id of a plain response read here too. Each line is scanned by the machine of json-scan.ts.
+ * framing and scanning of its small frames (electron/engine/line-batch.ts, LineBatch), with the
+ * id of a plain response read here too, and runs of plain responses answered a run at a time
+ * (where a run ends, its bytes, its rows as batch metadata). Each line is scanned by the
+ * machine of json-scan.ts.
  */
 
 import { feed, finish, reset } from './json-scan';
