@@ -55,19 +55,22 @@ describe('frame metadata codec', () => {
         fc.array(meta, { maxLength: 50 }),
         fc.nat({ max: 60 }),
         fc.nat({ max: 60 }),
-        (metas, spareFrames, from) => {
+        fc.integer({ min: -2, max: 2 }),
+        (metas, spareFrames, from, kindsSkew) => {
           const cols = MetaColumns.from(encodeMetas(metas as FrameMeta[]));
           const a = Math.min(from, metas.length);
+          // (Main hands back pairs from one batch; a pair of unequal sizes must not pass either.)
+          const spareKinds = Math.max(0, spareFrames + kindsSkew);
           const spare = {
             num: new Float64Array(spareFrames * 5).fill(-1).buffer,
-            kinds: new Uint8Array(spareFrames).fill(255).buffer,
+            kinds: new Uint8Array(spareKinds).fill(255).buffer,
           };
           const e = cols.take(a, metas.length, spare);
           const n = metas.length - a;
           expect(e.num.length).toBe(n * 5);
           expect(e.kinds.length).toBe(n);
           // Into the spare when both of its buffers hold the n frames; never a partial reuse.
-          const reused = spareFrames >= n;
+          const reused = spareFrames >= n && spareKinds >= n;
           expect(e.num.buffer === spare.num).toBe(reused);
           expect(e.kinds.buffer === spare.kinds).toBe(reused);
           expect(decodeMetas(e)).toEqual(decodeMetas(cols.take(a, metas.length)));
