@@ -236,6 +236,21 @@ export class MetaColumns {
     this.kinds = kinds;
   }
 
+  /** Frames [from, to) as columns of their own, exact size (one copy): a batch cut in two, or a
+   *  small batch that waits. */
+  slice(from = 0, to = this.n): MetaColumns {
+    const c = new MetaColumns(Math.max(1, to - from));
+    c.num.set(this.num.subarray(from * COLS, to * COLS));
+    c.kinds.set(this.kinds.subarray(from, to));
+    c.extras = this.extrasIn(from, to);
+    c.n = to - from;
+    return c;
+  }
+
+  private extrasIn(from: number, to: number): [number, Extra][] {
+    return this.extras.filter(([i]) => i >= from && i < to).map(([i, x]) => [i - from, x]);
+  }
+
   /** Frames [from, to) as exact-size, transferable columns (indices rebased to 0), written into
    *  `reuse` when its buffers are large enough (columns main has read and handed back: fresh
    *  memory costs a page fault per 4 KiB, ~8 MB of them for 200,000 frames). */
@@ -251,7 +266,7 @@ export class MetaColumns {
       n,
       num,
       kinds,
-      extras: this.extras.filter(([i]) => i >= from && i < to).map(([i, x]) => [i - from, x]),
+      extras: this.extrasIn(from, to),
     };
   }
 }

@@ -291,7 +291,7 @@ export class Outbox {
     // (The head of the queue, usually posted at once, keeps its columns: no copy for it.)
     if (this.queue.length > 0 && b.cols.capacity > 2 * b.n + 64) {
       const full = b.cols;
-      b.cols = MetaColumns.from(full.take());
+      b.cols = full.slice();
       this.spare(full);
     }
     this.queue.push(b);
@@ -387,7 +387,7 @@ export class Outbox {
     let j = 0; // the chunk holding it
     let base = 0;
     while (base + b.chunks[j].length <= cut) base += b.chunks[j++].length;
-    const rest = new Batch(MetaColumns.from(b.cols.take(k, b.n)));
+    const rest = new Batch(b.cols.slice(k, b.n));
     const shared = cut > base; // some frame before `cut` lies in chunk j too
     const headChunks = shared ? j + 1 : j;
     for (let i = j; i < b.chunks.length; i++) {
