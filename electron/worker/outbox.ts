@@ -26,6 +26,7 @@ import {
   MetaColumns,
 } from '../engine/frame-codec.js';
 import type { FrameMeta } from '../engine/worker-protocol.js';
+import { Batch } from './outbox-batch.js';
 
 /** A batch takes no more frames once it has this many (checked between chunks). */
 const BATCH_FRAMES = 8192;
@@ -62,54 +63,6 @@ export interface OutboxOptions {
   onOverload(): boolean;
   /** `chunk` now belongs to a sealed batch and will leave the thread with it. */
   onSeal?(chunk: Buffer): void;
-}
-
-class Batch {
-  /** The chunks (as given) and the buffers that will be transferred for them. */
-  readonly chunks: Buffer[] = [];
-  readonly buffers: ArrayBuffer[] = [];
-  /** Bytes of all buffers: the position the next chunk starts at. */
-  size = 0;
-  /** Frame bytes (what credits count). */
-  bytes = 0;
-
-  constructor(public cols: MetaColumns) {}
-
-  get n(): number {
-    return this.cols.n;
-  }
-
-  /** The last chunk, and where it starts (read for every frame: kept, not looked up). */
-  last: Buffer | null = null;
-  private lastBase = 0;
-
-  /** Position of chunk[0] in this batch, appending the chunk if it is not the last one. */
-  base(chunk: Buffer): number {
-    if (this.last === chunk) return this.lastBase;
-    return this.adopt(chunk, ownBuffer(chunk));
-  }
-
-  /** Appends a chunk and the buffer that carries it; returns where it starts. */
-  adopt(chunk: Buffer, buffer: ArrayBuffer): number {
-    this.chunks.push(chunk);
-    this.buffers.push(buffer);
-    this.last = chunk;
-    this.lastBase = this.size;
-    this.size += chunk.length;
-    return this.lastBase;
-  }
-}
-
-/** An ArrayBuffer holding exactly the chunk's bytes, fit to be transferred (a copy unless the
- *  chunk is its own whole ArrayBuffer, as pipe reads are). */
-function ownBuffer(chunk: Buffer): ArrayBuffer {
-  const ab = chunk.buffer;
-  if (ab instanceof ArrayBuffer && chunk.byteOffset === 0 && ab.byteLength === chunk.length) {
-    return ab;
-  }
-  const copy = new ArrayBuffer(chunk.length);
-  new Uint8Array(copy).set(chunk);
-  return copy;
 }
 
 export class Outbox {
