@@ -37,6 +37,7 @@ import {
   R_ERR_POS,
   R_PRESENT,
   R_TOP,
+  rpcPrefix,
   STACK,
   slot,
 } from './layout';
@@ -184,22 +185,6 @@ function plainKey(q: u32, end: u32): u32 {
   }
   afterKey = COLON;
   return p;
-}
-
-// `{"jsonrpc":"2.0","id":` as little-endian loads: 8 bytes, 8 bytes, 4 bytes, 2 bytes.
-const RPC_0: u64 = ((<u64>0x70726e6f) << 32) | 0x736a227b; // {"jsonrp
-const RPC_8: u64 = ((<u64>0x22302e32) << 32) | 0x223a2263; // c":"2.0"
-const RPC_16: u32 = 0x6469222c; // ,"id
-const RPC_20: u16 = 0x3a22; // ":
-
-/** Whether the 22 bytes at p are `{"jsonrpc":"2.0","id":`. */
-function rpcPrefix(p: u32): bool {
-  return (
-    load<u64>(p) === RPC_0 &&
-    load<u64>(p + 8) === RPC_8 &&
-    load<u32>(p + 16) === RPC_16 &&
-    load<u16>(p + 20) === RPC_20
-  );
 }
 
 // --- the machine --------------------------------------------------------------------------------
