@@ -42,9 +42,8 @@ function pipe(
     now: () => 0,
     post: ({ metas, buffers, transfer }) => {
       const msg = structuredClone({ metas, buffers }, { transfer });
-      const reader = new ChunkReader(msg.buffers);
       let bytes = 0;
-      for (const f of decodeFrames(msg.metas, (s, n) => reader.read(s, n))) {
+      for (const f of decodeFrames(msg.metas, new ChunkReader(msg.buffers))) {
         received.push({ offset: f.offset, bytes: f.data, c: toClassified(f) });
         bytes += f.bytes;
       }
