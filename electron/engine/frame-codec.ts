@@ -339,8 +339,16 @@ export function decodeFrames<D>(
       source,
     );
   }
-  for (const [i, extra] of e.extras) Object.assign(out[i], extra);
+  addExtras(out, e.extras);
   return out;
+}
+
+/** The fields of the frames that carry more, onto them. Apart from decodeFrames' loop, and
+ *  without for-of destructuring: inlined into it, the iteration protocol doubled the optimizing
+ *  compiler's work on main's hottest function (~8 ms of CPU per compile, on a 2-core machine
+ *  shared with the worker). */
+function addExtras(frames: object[], extras: readonly [number, Extra][]): void {
+  for (let k = 0; k < extras.length; k++) Object.assign(frames[extras[k][0]], extras[k][1]);
 }
 
 const NO_BYTES: ByteSource<null> = { read: () => null };
