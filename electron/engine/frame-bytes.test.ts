@@ -24,6 +24,7 @@ describe('ChunkedBytes', () => {
           ).toBe(0);
           expect(data.subarray().equals(joined)).toBe(true);
           expect(data.toString('latin1')).toBe(joined.toString('latin1'));
+          expect(data.toString('latin1', a, z)).toBe(joined.toString('latin1', a, z));
           expect(data.toBuffer().equals(joined)).toBe(true);
           const h = (d: Buffer | ChunkedBytes) => updateHash(createHash('sha256'), d).digest('hex');
           expect(h(data)).toBe(h(joined));

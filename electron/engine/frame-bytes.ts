@@ -45,8 +45,10 @@ export class ChunkedBytes {
     return this.chunks.length === 1 ? this.chunks[0] : Buffer.concat(this.chunks, this.length);
   }
 
-  toString(encoding: BufferEncoding = 'utf8'): string {
-    return this.toBuffer().toString(encoding);
+  /** Bytes [start, end) decoded, as Buffer's toString (the whole frame when no range is given). */
+  toString(encoding: BufferEncoding = 'utf8', start = 0, end = this.length): string {
+    const whole = start <= 0 && end >= this.length;
+    return (whole ? this.toBuffer() : this.subarray(start, end)).toString(encoding);
   }
 }
 

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { describe, expect, it } from 'vitest';
+import { ChunkedBytes } from './frame-bytes.js';
 import { FrameStore, type FrameSummary } from './frame-store.js';
 
 type Info = Parameters<FrameStore['add']>[0];
@@ -32,6 +33,21 @@ describe('FrameStore summaries', () => {
     expect(store.add(info({ dir: 'out', offset: null }), Buffer.from('{}')).seq).toBe(2);
     expect(store.size).toBe(2);
     expect(store.heldBytes).toBe(Buffer.byteLength(text) + 2);
+  });
+
+  it('previews a frame held as the chunks it arrived in like the same bytes in one buffer', () => {
+    const text = `{"jsonrpc":"2.0","id":2,"result":"${'é'.repeat(200)}"}`;
+    const whole = Buffer.from(text);
+    const chunked = new ChunkedBytes([
+      whole.subarray(0, 100),
+      whole.subarray(100, 239),
+      whole.subarray(239),
+    ]);
+    const store = new FrameStore();
+    const a = store.add(info({ id: 2 }), whole);
+    const b = store.add(info({ id: 2 }), chunked);
+    expect(b.preview).toBe(a.preview);
+    expect(a.preview).toBe(whole.subarray(0, 240).toString('utf8')); // a cut character: U+FFFD
   });
 
   it('lists summaries from a sequence number with a limit, and the last n', () => {

@@ -62,7 +62,7 @@ export class FrameStore {
       problem: info.problem,
       seq: this.nextSeq++,
       bytes: data.length,
-      preview: data.subarray(0, PREVIEW_BYTES).toString('utf8'),
+      preview: data.toString('utf8', 0, PREVIEW_BYTES), // decoded in place: no view per frame
       held: false,
     };
     let held: FrameBytes | null = null;
