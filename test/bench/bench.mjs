@@ -171,7 +171,6 @@ async function main() {
     'framer-noparse',
     'worker-raw',
     'engine',
-    'engine-bytes',
   ];
   const sdkVersion = JSON.parse(
     readFileSync(`${ROOT}node_modules/@modelcontextprotocol/sdk/package.json`, 'utf8'),

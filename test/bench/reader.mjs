@@ -164,10 +164,8 @@ async function framerReader(spec, stampFile, { parse }) {
 }
 
 /** The whole engine: worker thread drains and frames, batches cross to main against credits.
- *  Kept small on purpose: this is the part to adapt when the Transport API moves.
- *  `readBytes`: main also takes every frame's bytes (`data`, cut from its batch when first
- *  read), as the session's frame store does; without it, main counts frames and their sizes. */
-async function engineReader(spec, stampFile, { Transport }, { readBytes = false } = {}) {
+ *  Kept small on purpose: this is the part to adapt when the Transport API moves. */
+async function engineReader(spec, stampFile, { Transport }) {
   const expected = parseWorkload(spec).frames;
   const t = Transport.start({
     command: process.execPath,
@@ -191,12 +189,9 @@ async function engineReader(spec, stampFile, { Transport }, { readBytes = false 
     };
     t.on('frames', (batch) => {
       let sum = 0;
-      let read = 0;
       for (const f of batch) sum += f.bytes;
-      if (readBytes) for (const f of batch) read += f.data.length;
       frames += batch.length;
-      // + the newline of each line; with readBytes, what the frames' bytes hold is counted.
-      bytes += (readBytes ? read : sum) + batch.length;
+      bytes += sum + batch.length; // + the newline of each line
       tEnd = now();
       t.credit(batch.length, sum);
       check();
@@ -244,10 +239,6 @@ async function loadReader(name) {
       const mod = await import('../../dist/electron/engine/transport.js');
       if (typeof mod.Transport?.start !== 'function') throw new Error('no Transport.start export');
       return (spec, stamp) => engineReader(spec, stamp, mod);
-    }
-    case 'engine-bytes': {
-      const mod = await import('../../dist/electron/engine/transport.js');
-      return (spec, stamp) => engineReader(spec, stamp, mod, { readBytes: true });
     }
     default:
       throw new Error(`unknown reader ${name}`);
