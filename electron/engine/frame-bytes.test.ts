@@ -61,41 +61,6 @@ describe('ChunkReader (main cutting frames out of a batch)', () => {
     expect(across.toString()).toBe(`${'a'.repeat(10)}${'b'.repeat(10)}`);
   });
 
-  it('frames read in any order have the bytes they have read in order', () => {
-    fc.assert(
-      fc.property(
-        fc.array(fc.integer({ min: 1, max: 300 }), { minLength: 1, maxLength: 6 }),
-        fc.array(fc.integer({ min: 0, max: 120 }), { minLength: 1, maxLength: 40 }),
-        fc.array(fc.nat(), { maxLength: 80 }),
-        (chunkSizes, frameSizes, picks) => {
-          let fill = 0;
-          const bufs = chunkSizes.map((n) => {
-            const ab = new ArrayBuffer(n);
-            const u = new Uint8Array(ab);
-            for (let i = 0; i < n; i++) u[i] = fill++ & 0xff;
-            return ab;
-          });
-          const total = chunkSizes.reduce((a, b) => a + b, 0);
-          const frames: [number, number][] = [];
-          for (let at = 0, k = 0; k < frameSizes.length; k++) {
-            const n = Math.min(frameSizes[k], total - at);
-            frames.push([at, n]);
-            at += n;
-          }
-          const inOrder = new ChunkReader(bufs);
-          const want = frames.map(([s, n]) => Buffer.from(inOrder.read(s, n).subarray()));
-          const any = new ChunkReader(bufs);
-          for (const p of picks) {
-            const k = p % frames.length;
-            const got = any.read(frames[k][0], frames[k][1]);
-            expect(got.length).toBe(frames[k][1]);
-            expect(Buffer.compare(got.subarray(), want[k])).toBe(0);
-          }
-        },
-      ),
-    );
-  });
-
   it('a large frame across chunks stays the chunks it arrived in (never joined)', () => {
     const bufs = Array.from({ length: 5 }, (_, i) => own(65_536, 0x30 + i));
     const r = new ChunkReader(bufs);

@@ -73,14 +73,9 @@ export class ChunkReader {
 
   constructor(private readonly buffers: readonly ArrayBuffer[]) {}
 
-  /** `bytes` bytes at `start`. Frames are read in order (a consumer takes a batch front to
-   *  back): the walk over the chunks goes on from the last read, and starts over for an earlier one. */
+  /** `bytes` bytes at `start`; calls must come with non-decreasing `start`. */
   read(start: number, bytes: number): FrameBytes {
     const bufs = this.buffers;
-    if (start < this.base) {
-      this.j = 0;
-      this.base = 0;
-    }
     while (this.j < bufs.length - 1 && this.base + bufs[this.j].byteLength <= start) {
       this.base += bufs[this.j].byteLength;
       this.j += 1;

@@ -24,9 +24,8 @@ import type {
 } from './worker-protocol.js';
 
 export interface Frame extends FrameMeta {
-  /** The frame's bytes (a large frame: the chunks it arrived in, never joined), cut out of its
-   *  batch when first read. */
-  readonly data: FrameBytes;
+  /** The frame's bytes (a large frame: the chunks it arrived in, never joined). */
+  data: FrameBytes;
 }
 
 export type TransportConfig = Pick<
@@ -191,8 +190,10 @@ export class Transport extends EventEmitter<TransportEvents> {
   private onMessage(msg: FromWorker): void {
     switch (msg.type) {
       case 'frames': {
-        // Each frame's bytes are cut from the chunks when a consumer first reads `data`.
-        const frames: Frame[] = decodeFrames(msg.metas, new ChunkReader(msg.buffers));
+        const reader = new ChunkReader(msg.buffers);
+        const frames: Frame[] = decodeFrames(msg.metas, (start, bytes) =>
+          reader.read(start, bytes),
+        );
         // Decoded into the frames: the columns' buffers are free (handed back with credits).
         if (this.spentMetas.length < SPENT_METAS) {
           const { num, kinds } = msg.metas;

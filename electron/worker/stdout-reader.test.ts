@@ -42,8 +42,9 @@ function pipe(
     now: () => 0,
     post: ({ metas, buffers, transfer }) => {
       const msg = structuredClone({ metas, buffers }, { transfer });
+      const reader = new ChunkReader(msg.buffers);
       let bytes = 0;
-      for (const f of decodeFrames(msg.metas, new ChunkReader(msg.buffers))) {
+      for (const f of decodeFrames(msg.metas, (s, n) => reader.read(s, n))) {
         received.push({ offset: f.offset, bytes: f.data, c: toClassified(f) });
         bytes += f.bytes;
       }
