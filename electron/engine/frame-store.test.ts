@@ -36,18 +36,21 @@ describe('FrameStore summaries', () => {
   });
 
   it('previews a frame held as the chunks it arrived in like the same bytes in one buffer', () => {
-    const text = `{"jsonrpc":"2.0","id":2,"result":"${'é'.repeat(200)}"}`;
+    // 'é' is 2 bytes from byte 35 on: both chunk cuts (100, 238) and the preview's end (240)
+    // fall inside one.
+    const text = `{"jsonrpc":"2.0","id":12,"result":"${'é'.repeat(200)}"}`;
     const whole = Buffer.from(text);
     const chunked = new ChunkedBytes([
       whole.subarray(0, 100),
-      whole.subarray(100, 239),
-      whole.subarray(239),
+      whole.subarray(100, 238),
+      whole.subarray(238),
     ]);
     const store = new FrameStore();
-    const a = store.add(info({ id: 2 }), whole);
-    const b = store.add(info({ id: 2 }), chunked);
+    const a = store.add(info({ id: 12 }), whole);
+    const b = store.add(info({ id: 12 }), chunked);
     expect(b.preview).toBe(a.preview);
-    expect(a.preview).toBe(whole.subarray(0, 240).toString('utf8')); // a cut character: U+FFFD
+    expect(a.preview).toBe(whole.subarray(0, 240).toString('utf8'));
+    expect(a.preview.endsWith('é\uFFFD')).toBe(true); // the cut character, as Buffer decodes it
   });
 
   it('lists summaries from a sequence number with a limit, and the last n', () => {

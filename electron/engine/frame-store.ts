@@ -62,7 +62,7 @@ export class FrameStore {
       problem: info.problem,
       seq: this.nextSeq++,
       bytes: data.length,
-      preview: data.toString('utf8', 0, PREVIEW_BYTES), // decoded in place: no view per frame
+      preview: data.toString('utf8', 0, PREVIEW_BYTES), // a Buffer decodes it in place, no view
       held: false,
     };
     let held: FrameBytes | null = null;
