@@ -77,11 +77,8 @@ export async function runWebCommand(opts: WebCommandOptions): Promise<number> {
 
   // The token must never reach a trace or an export (HARDENING.md 33).
   addSecret(server.token);
-  process.stdout.write(`Pipescope browser mode: ${server.url}\n`);
-  const launch = opts.open ? openBrowser(server.url) : null;
-  if (launch && !launch.opened) say('no browser to open here; open the URL above yourself');
-
-  const code = await new Promise<number>((resolve) => {
+  // Signal handlers first, then the URL line: whoever reads the line may stop us at once.
+  const stopped = new Promise<number>((resolve) => {
     let stopping = false;
     const onSignal = (signal: NodeJS.Signals): void => {
       if (stopping) {
@@ -101,6 +98,10 @@ export async function runWebCommand(opts: WebCommandOptions): Promise<number> {
     process.on('SIGINT', onSignal);
     process.on('SIGTERM', onSignal);
   });
+  process.stdout.write(`Pipescope browser mode: ${server.url}\n`);
+  const launch = opts.open ? openBrowser(server.url) : null;
+  if (launch && !launch.opened) say('no browser to open here; open the URL above yourself');
+  const code = await stopped;
   launch?.cleanup();
   // Everything we own is closed; if a stray handle keeps the loop alive, do not hang forever.
   setTimeout(() => process.exit(code), EXIT_FALLBACK_MS).unref();
