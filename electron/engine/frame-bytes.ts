@@ -12,7 +12,7 @@ export class ChunkedBytes {
   /** `chunks` hold the frame's bytes in order and nothing else. */
   constructor(readonly chunks: readonly Buffer[]) {
     let n = 0;
-    for (const c of chunks) n += c.length;
+    for (let i = 0; i < chunks.length; i++) n += chunks[i].length;
     this.length = n;
   }
 
@@ -86,23 +86,30 @@ export class ChunkReader {
     return this.across(from, bytes);
   }
 
-  /** A frame that crosses chunks (or lies past them all): apart from `read`, which runs for
-   *  every frame, so that the JIT compiles this rarer path only when it is hot too. */
+  /**
+   * A frame that crosses chunks (or lies past them all). It runs a few times a batch, often
+   * enough that TurboFan inlines it into main's decode loop: kept small and off Node's Buffer
+   * helpers (Buffer.concat, allocUnsafe and their checks were most of that loop's compile job).
+   */
   private across(from: number, bytes: number): FrameBytes {
     const bufs = this.buffers;
-    if (this.j >= bufs.length) return Buffer.alloc(0);
-    const chunks: Buffer[] = [];
+    const pieces: Buffer[] = [];
     let left = bytes;
     let at = from;
     let touched = 0;
     for (let k = this.j; k < bufs.length && left > 0; k++) {
       const n = Math.min(left, bufs[k].byteLength - at);
-      chunks.push(bufferView(bufs[k], at, n));
+      pieces.push(bufferView(bufs[k], at, n));
       touched += bufs[k].byteLength;
       left -= n;
       at = 0;
     }
-    return bytes * 2 < touched ? Buffer.concat(chunks, bytes) : new ChunkedBytes(chunks);
+    if (bytes * 2 >= touched) return new ChunkedBytes(pieces);
+    const joined = new Uint8Array(bytes); // memory of its own: the chunks can go
+    for (let i = 0, written = 0; i < pieces.length; written += pieces[i].length, i++) {
+      joined.set(pieces[i], written);
+    }
+    return bufferView(joined.buffer, 0, bytes);
   }
 }
 
