@@ -29,7 +29,7 @@ describe('FrameStore summaries', () => {
     const s = store.add(info({ id: 1, t: 5, offset: 10 }), Buffer.from(text));
     expect(s).toMatchObject({ seq: 1, dir: 'in', t: 5, offset: 10, id: 1, held: true });
     expect(s.bytes).toBe(Buffer.byteLength(text));
-    expect(s.preview).toBe(text.slice(0, 240));
+    expect(store.previewOf(s)).toBe(text.slice(0, 240));
     expect(store.add(info({ dir: 'out', offset: null }), Buffer.from('{}')).seq).toBe(2);
     expect(store.size).toBe(2);
     expect(store.heldBytes).toBe(Buffer.byteLength(text) + 2);
@@ -48,9 +48,41 @@ describe('FrameStore summaries', () => {
     const store = new FrameStore();
     const a = store.add(info({ id: 12 }), whole);
     const b = store.add(info({ id: 12 }), chunked);
-    expect(b.preview).toBe(a.preview);
+    expect(store.previewOf(b)).toBe(store.previewOf(a));
     expect(a.preview).toBe(whole.subarray(0, 240).toString('utf8'));
     expect(a.preview.endsWith('é\uFFFD')).toBe(true); // the cut character, as Buffer decodes it
+  });
+
+  it('decodes a preview when first asked for, keeps it, and before the bytes are dropped', () => {
+    const store = new FrameStore(100, 10);
+    const a = store.add(info({ id: 1 }), Buffer.from('a'.repeat(60)));
+    expect(a.preview).toBe(''); // nothing decoded on the hot path
+    expect(store.previewOf(a)).toBe('a'.repeat(60));
+    expect(a.preview).toBe('a'.repeat(60)); // kept in the summary
+    // Never asked for: decoded just before the byte budget drops the bytes.
+    const b = store.add(info({ id: 2 }), Buffer.from('b'.repeat(30)));
+    expect(b.preview).toBe('');
+    store.add(info({ id: 3 }), Buffer.from('c'.repeat(80))); // 170 > 100: a and b lose bytes
+    expect(b.held).toBe(false);
+    expect(b.preview).toBe('b'.repeat(30));
+    expect(store.previewOf(b)).toBe('b'.repeat(30));
+    // Too large to hold at all: decoded at once.
+    const big = store.add(info({ id: 4 }), Buffer.from(`x${'y'.repeat(300)}`));
+    expect(big.held).toBe(false);
+    expect(big.preview).toBe(`x${'y'.repeat(239)}`);
+  });
+
+  it('lists summaries with their previews; one evicted before anyone asked has none', () => {
+    const store = new FrameStore(1 << 20, 2);
+    const first = store.add(info(), Buffer.from('first'));
+    const rest = [
+      store.add(info(), Buffer.from('second')),
+      store.add(info(), Buffer.from('third')),
+    ];
+    expect(store.summaries().map((s) => s.preview)).toEqual(['second', 'third']);
+    expect(store.last(1).map((s) => s.preview)).toEqual(['third']);
+    expect(rest.map((s) => s.preview)).toEqual(['second', 'third']);
+    expect(store.previewOf(first)).toBe(''); // evicted (maxSummaries): its bytes went with it
   });
 
   it('lists summaries from a sequence number with a limit, and the last n', () => {

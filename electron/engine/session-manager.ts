@@ -268,7 +268,8 @@ export class SessionManager {
     const created = createSession(p);
     if (!created.ok) return created;
     const { session, info } = created.value;
-    const m: Managed = { session, info, deltas: new SnapshotBuilder(), recorder: null };
+    const deltas = new SnapshotBuilder(undefined, undefined, (f) => session.frames.previewOf(f));
+    const m: Managed = { session, info, deltas, recorder: null };
     this.sessions.set(session.id, m);
     this.wire(m);
     try {

@@ -57,6 +57,28 @@ describe('SnapshotBuilder', () => {
     expect(snap.frames.length + snap.framesSkipped).toBe(99);
   });
 
+  it('asks for the previews of the frames it sends, and of a notable one as it leaves the ring', () => {
+    const asked: number[] = [];
+    const b = new SnapshotBuilder(2, 2, (f) => {
+      asked.push(f.seq);
+      if (f.preview === '') f.preview = `p${f.seq}`; // as FrameStore.previewOf caches it
+      return f.preview;
+    });
+    b.addFrame(frame(1, { kind: 'response', preview: '' }));
+    b.addFrame(frame(2, { preview: '' }));
+    expect(asked).toEqual([]); // nothing decoded per frame
+    b.addFrame(frame(3, { preview: '' })); // 1 leaves the ring, kept as notable
+    expect(asked).toEqual([1]);
+    for (let i = 4; i <= 9; i += 1) b.addFrame(frame(i, { preview: '' })); // skipped: never asked
+    const snap = build(b);
+    expect(snap.frames.map((f) => [f.seq, f.preview])).toEqual([
+      [1, 'p1'],
+      [8, 'p8'],
+      [9, 'p9'],
+    ]);
+    expect(asked.filter((s) => s >= 2 && s <= 7)).toEqual([]);
+  });
+
   it('cuts long previews, never inside a surrogate pair', () => {
     const b = new SnapshotBuilder(2, 0);
     b.addFrame(frame(1, { preview: 'x'.repeat(240) }));

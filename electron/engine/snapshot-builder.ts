@@ -54,9 +54,14 @@ export class SnapshotBuilder {
   /** Whether anything changed since the last `build` (a snapshot is due). */
   dirty = true;
 
+  /**
+   * `previewOf`: a summary's preview, which the session's frame store decodes only when asked
+   * (FrameStore.previewOf); summaries from elsewhere carry theirs.
+   */
   constructor(
     private readonly newest: number = FRAMES_NEWEST,
     private readonly notableCap: number = FRAMES_NOTABLE,
+    private readonly previewOf: (f: FrameSummary) => string = (f) => f.preview,
   ) {
     this.ring = new Array(newest);
   }
@@ -69,9 +74,10 @@ export class SnapshotBuilder {
       const evicted = this.ring[this.head];
       this.ring[this.head] = f;
       this.head = (this.head + 1) % this.newest;
-      if (evicted && evicted.kind !== 'notification' && this.notable.length < this.notableCap)
+      if (evicted && evicted.kind !== 'notification' && this.notable.length < this.notableCap) {
+        this.previewOf(evicted); // now, while the store surely holds its bytes
         this.notable.push(evicted);
-      else this.framesSkipped += 1;
+      } else this.framesSkipped += 1;
     }
     if (f.dir === 'in') {
       if (!this.largestIn || f.bytes > this.largestIn.bytes)
@@ -144,10 +150,10 @@ export class SnapshotBuilder {
   /** The kept summaries in seq order (notable ones are older than every ring entry). */
   private takeFrames(): FrameSummary[] {
     const out: FrameSummary[] = [];
-    for (const f of this.notable) out.push(withShortPreview(f));
+    for (const f of this.notable) out.push(this.withShortPreview(f));
     for (let i = 0; i < this.count; i += 1) {
       const f = this.ring[(this.head + i) % this.newest];
-      if (f) out.push(withShortPreview(f));
+      if (f) out.push(this.withShortPreview(f));
     }
     this.ring.fill(undefined);
     this.head = 0;
@@ -156,14 +162,17 @@ export class SnapshotBuilder {
     return out;
   }
 
+  private withShortPreview(f: FrameSummary): FrameSummary {
+    const preview = this.previewOf(f);
+    return preview.length > PREVIEW_CHARS || preview !== f.preview
+      ? { ...f, preview: cutPreview(preview) }
+      : f;
+  }
+
   private takeSizes(): FrameSize[] {
     const sizes = [this.largestIn, this.largestOut].filter((s): s is FrameSize => s !== null);
     this.largestIn = null;
     this.largestOut = null;
     return sizes.length === 2 && sizes[1].t < sizes[0].t ? [sizes[1], sizes[0]] : sizes;
   }
-}
-
-function withShortPreview(f: FrameSummary): FrameSummary {
-  return f.preview.length > PREVIEW_CHARS ? { ...f, preview: cutPreview(f.preview) } : f;
 }
