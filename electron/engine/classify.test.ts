@@ -15,14 +15,11 @@ describe('classifyFrame: JSON-RPC kinds', () => {
     expect(c).toEqual({ kind: 'request', id: 7, method: 'ping' });
   });
 
-  it('classifies a notification (no id) with its params', () => {
+  it('classifies a notification (no id); its params stay in its bytes', () => {
     const c = classifyFrame(
       line({ jsonrpc: '2.0', method: 'notifications/message', params: { level: 'info' } }),
     );
-    expect(c.kind).toBe('notification');
-    expect(c.method).toBe('notifications/message');
-    expect(c).not.toHaveProperty('id');
-    expect(c.params).toEqual({ level: 'info' });
+    expect(c).toEqual({ kind: 'notification', method: 'notifications/message' });
   });
 
   it('classifies a successful response', () => {
@@ -218,7 +215,7 @@ describe('classifyFrame: invalid and hostile input', () => {
   it('classifies an array (batch) as batch, including an empty one', () => {
     expect(classifyFrame(b('[{"jsonrpc":"2.0","id":1,"result":1}]')).kind).toBe('batch');
     expect(classifyFrame(b('[]')).kind).toBe('batch');
-    expect(classifyValue([], 2)).toEqual({ kind: 'batch' });
+    expect(classifyValue([])).toEqual({ kind: 'batch' });
   });
 
   it('does not pollute Object.prototype with __proto__ keys', () => {
@@ -264,46 +261,33 @@ describe('classifyFrame: invalid and hostile input', () => {
   });
 
   it('keeps U+2028 inside strings (a valid message)', () => {
-    const c = classifyFrame(b('{"jsonrpc":"2.0","method":"m","params":{"s":"a\u2028b\u2029c"}}'));
-    expect(c.kind).toBe('notification');
-    expect(c.params).toEqual({ s: 'a\u2028b\u2029c' });
+    const c = classifyFrame(
+      b('{"jsonrpc":"2.0","method":"m\u2028","params":{"s":"a\u2028b\u2029c"}}'),
+    );
+    expect(c).toEqual({ kind: 'notification', method: 'm\u2028' });
   });
 });
 
-describe('classifyFrame: params budget', () => {
-  it('keeps params of a small frame and drops them past 16 KiB', () => {
-    const small = classifyFrame(line({ jsonrpc: '2.0', method: 'm', params: { s: 'x' } }));
-    expect(small.params).toEqual({ s: 'x' });
-    const big = classifyFrame(
-      line({ jsonrpc: '2.0', method: 'm', params: { s: 'x'.repeat(20_000) } }),
+describe('classifyFrame: params', () => {
+  it('carries no params, whatever their size or shape: only the progress fields', () => {
+    for (const params of [{ s: 'x' }, { s: 'x'.repeat(20_000) }, [1, 2], { p: { q: [1] } }]) {
+      const c = classifyFrame(line({ jsonrpc: '2.0', id: 3, method: 'sampling/x', params }));
+      expect(c).toEqual({ kind: 'request', id: 3, method: 'sampling/x' });
+    }
+    const progress = classifyFrame(
+      line({
+        jsonrpc: '2.0',
+        method: 'notifications/progress',
+        params: { progressToken: 't', progress: 2, total: 4, message: 'x'.repeat(20_000) },
+      }),
     );
-    expect(big.kind).toBe('notification');
-    expect(big).not.toHaveProperty('params');
-  });
-
-  it('applies the budget on the frame bytes exactly (16384 kept, 16385 dropped)', () => {
-    const frame = (n: number): Buffer => {
-      const head = '{"jsonrpc":"2.0","method":"m","params":{"s":"';
-      const tail = '"}}';
-      return b(`${head}${'x'.repeat(n - head.length - tail.length)}${tail}`);
-    };
-    expect(frame(16_384).length).toBe(16_384);
-    expect(classifyFrame(frame(16_384))).toHaveProperty('params');
-    expect(classifyFrame(frame(16_385))).not.toHaveProperty('params');
-  });
-
-  it('counts bytes, not string length, for the budget', () => {
-    // 6000 emoji = 24000 bytes but only 12000 UTF-16 units.
-    const c = classifyFrame(
-      line({ jsonrpc: '2.0', method: 'm', params: { s: '😀'.repeat(6000) } }),
-    );
-    expect(c).not.toHaveProperty('params');
-  });
-
-  it('keeps array params out (params must be an object to be kept)', () => {
-    const c = classifyFrame(line({ jsonrpc: '2.0', method: 'm', params: [1, 2] }));
-    expect(c.kind).toBe('notification');
-    expect(c).not.toHaveProperty('params');
+    expect(progress).toEqual({
+      kind: 'notification',
+      method: 'notifications/progress',
+      progressToken: 't',
+      progress: 2,
+      total: 4,
+    });
   });
 });
 

@@ -10,14 +10,6 @@ import type { FrameMeta } from './worker-protocol.js';
 /** What classification learns about a line: a frame's metadata without its position. */
 export type Classified = Omit<FrameMeta, 'offset' | 'bytes' | 'start' | 't'>;
 
-/** Params of server-initiated requests/notifications are kept only when this small. */
-export const KEEP_PARAMS_BYTES = 16 * 1024;
-/**
- * ...and only when at most this deep: kept params cross to main by structured clone, which
- * recurses; a 16 KiB `[[[[…]]]]` (7000 levels) overflowed main's stack while deserializing, and
- * the whole batch of frames was lost ('messageerror'), the responses behind it included.
- */
-const KEEP_PARAMS_DEPTH = 64;
 const PROBLEM_MAX_CHARS = 200;
 
 function isId(v: unknown): v is string | number {
@@ -38,29 +30,17 @@ function safeText(v: unknown): string {
   }
 }
 
-/** Whether a parsed JSON value nests at most `max` levels (recursion bounded by `max`). */
-function depthAtMost(v: unknown, max: number): boolean {
-  if (v === null || typeof v !== 'object') return true;
-  if (max <= 0) return false;
-  for (const x of Object.values(v)) if (!depthAtMost(x, max - 1)) return false;
-  return true;
-}
-
-/** The progress fields of a progress notification, and small params kept whole. */
-export function keepParams(
-  out: Classified,
-  method: string,
-  params: object,
-  frameBytes: number,
-): void {
+/**
+ * The fields of a `notifications/progress` params object that the session follows. Nothing
+ * else of a message's params travels with its frame: they are in the frame's bytes, which the
+ * session keeps (parsing and cloning every notification's params cost the worker a JSON.parse
+ * each and main a fifth of its time in a logging flood, for values nothing read).
+ */
+export function progressFields(out: Classified, params: object): void {
   const p = params as Record<string, unknown>;
-  if (method === 'notifications/progress') {
-    if (isId(p.progressToken)) out.progressToken = p.progressToken;
-    if (typeof p.progress === 'number') out.progress = p.progress;
-    if (typeof p.total === 'number') out.total = p.total;
-  }
-  if (frameBytes <= KEEP_PARAMS_BYTES && depthAtMost(params, KEEP_PARAMS_DEPTH))
-    out.params = params;
+  if (isId(p.progressToken)) out.progressToken = p.progressToken;
+  if (typeof p.progress === 'number') out.progress = p.progress;
+  if (typeof p.total === 'number') out.total = p.total;
 }
 
 /** Code and (bounded) message of a response's `error` member, whatever its type. */
@@ -73,7 +53,7 @@ export function errorInfo(e: unknown): { code: number; message: string } {
 }
 
 /** Classifies an already-parsed JSON value (also used for the elements of a batch). */
-export function classifyValue(value: unknown, frameBytes: number): Classified {
+export function classifyValue(value: unknown): Classified {
   if (Array.isArray(value)) return { kind: 'batch' };
   if (value === null || typeof value !== 'object') {
     return { kind: 'invalid', problem: 'JSON value is not an object' };
@@ -92,9 +72,8 @@ export function classifyValue(value: unknown, frameBytes: number): Classified {
       out.id = msg.id;
     }
     const params = msg.params;
-    if (params !== null && typeof params === 'object' && !Array.isArray(params)) {
-      keepParams(out, msg.method, params, frameBytes);
-    }
+    const isObject = params !== null && typeof params === 'object' && !Array.isArray(params);
+    if (msg.method === 'notifications/progress' && isObject) progressFields(out, params);
     return out;
   }
   if (hasId && (Object.hasOwn(msg, 'result') || Object.hasOwn(msg, 'error'))) {
@@ -117,5 +96,5 @@ export function classifyFrameByParse(frame: Buffer): Classified {
   } catch (e) {
     return { kind: 'parse-error', problem: shorten(e instanceof Error ? e.message : String(e)) };
   }
-  return classifyValue(value, frame.length);
+  return classifyValue(value);
 }

@@ -154,7 +154,6 @@ export class MetaColumns {
       c.progressToken === undefined &&
       c.progress === undefined &&
       c.total === undefined &&
-      c.params === undefined &&
       c.problem === undefined
     ) {
       return; // the bulk of a flood: a response with a numeric id
@@ -167,7 +166,6 @@ export class MetaColumns {
     if (c.progressToken !== undefined) extra.progressToken = c.progressToken;
     if (c.progress !== undefined) extra.progress = c.progress;
     if (c.total !== undefined) extra.total = c.total;
-    if (c.params !== undefined) extra.params = c.params;
     if (c.problem !== undefined) extra.problem = c.problem;
     this.extras.push([i, extra]);
   }

@@ -92,7 +92,7 @@ export class InboundRouter {
       return;
     }
     for (const item of items) {
-      const c = classifyValue(item, f.bytes);
+      const c = classifyValue(item);
       if (c.kind === 'response') {
         this.deps.requests.respond(c.id ?? null, {
           bytes: f.bytes,

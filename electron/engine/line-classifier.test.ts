@@ -164,7 +164,9 @@ describe('LineClassifier agrees with classifyFrameByParse', () => {
 
   it('whole lines never disturb a line arriving in pieces on the same classifier', () => {
     const lc = new LineClassifier();
-    const line = b('{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"x"}}');
+    const line = b(
+      '{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"t","progress":7}}',
+    );
     const big = b(`${JSON.stringify({ jsonrpc: '2.0', id: 1, result: 'r'.repeat(3 << 20) })}\n`);
     lc.begin();
     lc.piece(line.subarray(0, 30));
@@ -177,10 +179,10 @@ describe('LineClassifier agrees with classifyFrameByParse', () => {
     });
     lc.piece(line.subarray(30));
     expect(lc.end(line.length, () => line)).toEqual({
-      kind: 'request',
-      id: 7,
-      method: 'tools/call',
-      params: { name: 'x' },
+      kind: 'notification',
+      method: 'notifications/progress',
+      progressToken: 't',
+      progress: 7,
     });
   });
 

@@ -13,13 +13,7 @@
  * not JSON, and lines with a member longer than the scanner keeps, are given to JSON.parse.
  */
 import { isUtf8 } from 'node:buffer';
-import {
-  type Classified,
-  classifyFrameByParse,
-  errorInfo,
-  KEEP_PARAMS_BYTES,
-  keepParams,
-} from './classify.js';
+import { type Classified, classifyFrameByParse, errorInfo, progressFields } from './classify.js';
 import type { LineRows } from './frame-codec.js';
 import { type Span as Capture, FIELD, JsonScanner, type Scanned } from './json-scan.js';
 import { LineBatch } from './line-batch.js';
@@ -94,15 +88,16 @@ function shorten(s: string): string {
 }
 
 /** Members whose value the answer may depend on; over its cap (1 MiB) one sends the line to
- *  JSON.parse instead (`jsonrpc` has a 64-byte cap: longer, it cannot be "2.0"). */
-const READ_MEMBERS = [FIELD.id, FIELD.method, FIELD.error, FIELD.params];
+ *  JSON.parse instead (`jsonrpc` has a 64-byte cap: longer, it cannot be "2.0"). `params`
+ *  too, for a progress notification only (no other answer reads it). */
+const READ_MEMBERS = [FIELD.id, FIELD.method, FIELD.error];
 
 /**
  * Classifies a line the scanner found to be valid JSON (mirrors classifyValue). Null when a
  * member the answer depends on was longer than the scanner keeps: the caller then classifies
  * the whole line with JSON.parse (a hostile or odd line; exact all the same).
  */
-function classifyScanned(sc: Scanned, frameBytes: number): Classified | null {
+function classifyScanned(sc: Scanned): Classified | null {
   if (sc.top === 'array') return { kind: 'batch' };
   if (sc.top !== 'object') return { kind: 'invalid', problem: 'JSON value is not an object' };
   if (!isJsonrpc20(sc.value(FIELD.jsonrpc))) {
@@ -121,10 +116,10 @@ function classifyScanned(sc: Scanned, frameBytes: number): Classified | null {
       }
       out.id = id;
     }
-    const params = sc.value(FIELD.params);
-    const wanted = method === 'notifications/progress' || frameBytes <= KEEP_PARAMS_BYTES;
-    if (params !== null && first(params) === 0x7b && wanted) {
-      keepParams(out, method, json(params) as object, frameBytes);
+    if (method === 'notifications/progress') {
+      if (sc.overCap(FIELD.params)) return null;
+      const params = sc.value(FIELD.params);
+      if (params !== null && first(params) === 0x7b) progressFields(out, json(params) as object);
     }
     return out;
   }
@@ -210,7 +205,7 @@ export class LineClassifier {
               each(start, end, null, id, -1);
               continue;
             }
-            c = classifyScanned(b, len) ?? byParse(chunk, start, len);
+            c = classifyScanned(b) ?? byParse(chunk, start, len);
           } else {
             c = len <= EXACT_MESSAGE_BYTES ? byParse(chunk, start, len) : parseError(b.error());
           }
@@ -242,7 +237,7 @@ export class LineClassifier {
     const sc = this.wholeScanner;
     sc.reset();
     if (sc.feed(buf, start, end) && sc.finish()) {
-      return classifyScanned(sc, n) ?? byParse(buf, start, n);
+      return classifyScanned(sc) ?? byParse(buf, start, n);
     }
     return n <= EXACT_MESSAGE_BYTES ? byParse(buf, start, n) : parseError(sc.error);
   }
@@ -271,7 +266,7 @@ export class LineClassifier {
     if (frameBytes === 0) return { kind: 'empty', problem: 'empty line' };
     if (!this.utf8.end()) return { kind: 'parse-error', problem: 'not valid UTF-8' };
     const sc = this.scanner;
-    if (sc.finish()) return classifyScanned(sc, frameBytes) ?? byParse(whole(), 0, frameBytes);
+    if (sc.finish()) return classifyScanned(sc) ?? byParse(whole(), 0, frameBytes);
     if (frameBytes <= EXACT_MESSAGE_BYTES) return byParse(whole(), 0, frameBytes);
     return parseError(sc.error);
   }

@@ -29,8 +29,6 @@ export interface FrameMeta {
   progressToken?: string | number;
   progress?: number;
   total?: number;
-  /** For requests/notifications from the server: a few params worth keeping (small). */
-  params?: unknown;
   /** JSON.parse message for parse errors, or why the JSON is not JSON-RPC. */
   problem?: string;
 }
