@@ -104,6 +104,11 @@ export class Outbox {
     return this.opts.creditFrames - this.availFrames;
   }
 
+  /** Sealed batches waiting (full ones, or ones out of credits). */
+  get sealedWaiting(): number {
+    return this.queue.length;
+  }
+
   /** Whether anything is spilled or unacknowledged (naive reader mode waits for this). */
   get busy(): boolean {
     return this.spillFrames > 0 || this.outstandingFrames > 0;

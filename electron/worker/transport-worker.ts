@@ -52,13 +52,18 @@ let stdinBytes = 0;
 let stdinWaitMs = 0;
 let stdinPendingSince: number | null = null;
 let stdinClosed = false;
+/** When the outbox last posted a batch (paces scheduleFlush). */
+let lastPostAt = Number.NEGATIVE_INFINITY;
 
 const outbox = new Outbox({
   creditFrames: config.creditFrames,
   creditBytes: config.creditBytes,
   spillMaxBytes: config.spillMaxBytes,
   now,
-  post: ({ metas, buffers, transfer }) => post({ type: 'frames', metas, buffers }, transfer),
+  post: ({ metas, buffers, transfer }) => {
+    lastPostAt = now();
+    post({ type: 'frames', metas, buffers }, transfer);
+  },
   onOverload: () => {
     post({ type: 'overload', policy: config.overloadPolicy, t: now() });
     if (config.overloadPolicy === 'pause') {
@@ -202,14 +207,27 @@ function applyReading(): void {
   }
 }
 
+/**
+ * While frames keep coming, the open batch leaves at most once a POST_EVERY_MS; a full batch
+ * (sealed at its size) goes on the next turn, as does the first frame after a quiet spell. A
+ * server that writes a line per write — most SDK servers — otherwise cost a post to main and a
+ * credit back per pipe read: 18,600 of each for 200,000 notifications. Frames keep their arrival
+ * time (`t`); the wait shows in the dispatcher wait, as any other. The naive reader waits for
+ * main after every read: never held there.
+ */
+const POST_EVERY_MS = 1;
 let flushScheduled = false;
 function scheduleFlush(): void {
   if (flushScheduled) return;
   flushScheduled = true;
-  setImmediate(() => {
-    flushScheduled = false;
-    outbox.flush();
-  });
+  const wait = lastPostAt + POST_EVERY_MS - now();
+  if (wait <= 0 || outbox.sealedWaiting > 0 || readerMode === 'naive') setImmediate(flushNow);
+  else setTimeout(flushNow, wait);
+}
+
+function flushNow(): void {
+  flushScheduled = false;
+  outbox.flush();
 }
 
 function counters(): WorkerCounters {
@@ -289,7 +307,9 @@ port.on('message', (msg: ToWorker) => {
       if (msg.spare) outbox.recycle(msg.spare);
       outbox.credit(msg.frames, msg.bytes);
       if (overloadPaused && outbox.spillBytes <= config.spillMaxBytes / 2) overloadPaused = false;
-      outbox.flush();
+      // Batches held for credits go now; the open one as scheduleFlush paces it.
+      if (outbox.sealedWaiting > 0) outbox.flush();
+      else scheduleFlush();
       applyReading();
       break;
     case 'write':

@@ -104,4 +104,57 @@ describe('transport hand-off under a flood', () => {
     expect(batches).toBeGreaterThan(20);
     expect(spareSent).toBeGreaterThan(20);
   });
+
+  it('batches a server that writes a line per write: far fewer posts than pipe reads', async () => {
+    // As SDK servers do: one write per message, each awaited after some work (~30 µs here), so
+    // most pipe reads hold a line or a few. Main must not get (and credit back) a batch per read.
+    const lines = 5_000;
+    const server = `
+      let i = 0;
+      const next = () => {
+        if (i === ${lines}) return process.exit(0);
+        const until = performance.now() + 0.03;
+        while (performance.now() < until);
+        const line = JSON.stringify({ jsonrpc: '2.0', method: 'notifications/message', params: { i: i++ } });
+        process.stdout.write(line + '\\n', next);
+      };
+      next();`;
+    const t = Transport.start({
+      command: process.execPath,
+      args: ['-e', server],
+      env: {},
+      maxFrameBytes: 1024 * 1024,
+      onOversize: 'discard',
+      overloadPolicy: 'pause',
+      spillMaxBytes: 64 * 1024 * 1024,
+      readerMode: 'drain',
+    });
+    transport = t;
+    const started = performance.now();
+    let frames = 0;
+    let batches = 0;
+    let inOrder = true;
+    const done = new Promise<void>((resolve, reject) => {
+      t.on('frames', (batch: Frame[]) => {
+        batches += 1;
+        let bytes = 0;
+        for (const f of batch) {
+          if (!f.data.toString().includes(`"i":${frames}}`)) inOrder = false;
+          frames += 1;
+          bytes += f.bytes;
+        }
+        t.credit(batch.length, bytes);
+        if (frames >= lines) resolve();
+      });
+      t.on('fatal', (message: string) => reject(new Error(message)));
+    });
+    await withTimeout(done, 20_000, 'all frames');
+    const elapsedMs = performance.now() - started;
+    expect(inOrder).toBe(true);
+    expect(frames).toBe(lines);
+    // A post per read is thousands here (a line or two per read at the server's pace, ~7 a
+    // millisecond); paced, at most one a millisecond while lines keep coming.
+    expect(batches).toBeLessThanOrEqual(elapsedMs + 10);
+    expect(batches).toBeLessThan(lines / 4);
+  });
 });
