@@ -109,6 +109,11 @@ export class Outbox {
     return this.queue.length;
   }
 
+  /** Whether a sealed batch waits that the credits would let go now. */
+  get readyToPost(): boolean {
+    return this.queue.length > 0 && this.fitting(this.queue[0]) > 0;
+  }
+
   /** Whether anything is spilled or unacknowledged (naive reader mode waits for this). */
   get busy(): boolean {
     return this.spillFrames > 0 || this.outstandingFrames > 0;

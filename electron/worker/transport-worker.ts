@@ -120,9 +120,9 @@ function attach(r: ChildRunner): void {
   child.stdout.on('end', () => {
     stdoutEnded = true;
     const partialBytes = stdout.end();
+    outbox.flush(); // the last frames before the end, as far as credits allow
     post({ type: 'stdout-end', partialBytes, t: now() });
     applyReading();
-    outbox.flush();
   });
   child.stdout.on('error', () => {});
   child.stderr.on('data', onStderr);
@@ -208,12 +208,13 @@ function applyReading(): void {
 }
 
 /**
- * While frames keep coming, the open batch leaves at most once a POST_EVERY_MS; a full batch
- * (sealed at its size) goes on the next turn, as does the first frame after a quiet spell. A
- * server that writes a line per write — most SDK servers — otherwise cost a post to main and a
- * credit back per pipe read: 18,600 of each for 200,000 notifications. Frames keep their arrival
- * time (`t`); the wait shows in the dispatcher wait, as any other. The naive reader waits for
- * main after every read: never held there.
+ * While frames keep coming, the open batch is sealed and posted at most once a POST_EVERY_MS; a
+ * full batch the credits let go leaves on the next turn, as does the first frame after a quiet
+ * spell. A server that writes a line per write — most SDK servers — otherwise cost a post to
+ * main and a credit back per pipe read: 18,600 of each for 200,000 notifications (and, while
+ * main was out of credits, a small batch sealed per read, all posted at once when credits came
+ * back). Frames keep their arrival time (`t`). The naive reader waits for main after every read:
+ * never held there.
  */
 const POST_EVERY_MS = 1;
 let flushScheduled = false;
@@ -221,7 +222,7 @@ function scheduleFlush(): void {
   if (flushScheduled) return;
   flushScheduled = true;
   const wait = lastPostAt + POST_EVERY_MS - now();
-  if (wait <= 0 || outbox.sealedWaiting > 0 || readerMode === 'naive') setImmediate(flushNow);
+  if (wait <= 0 || outbox.readyToPost || readerMode === 'naive') setImmediate(flushNow);
   else setTimeout(flushNow, wait);
 }
 
@@ -269,6 +270,7 @@ const countersTimer = setInterval(
 );
 
 function onExit(exit: ExitInfo): void {
+  outbox.flush(); // frames read before the exit go before it (as far as credits allow)
   post({ type: 'exit', exit });
   post({ type: 'counters', counters: counters() });
 }

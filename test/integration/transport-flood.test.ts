@@ -155,6 +155,5 @@ describe('transport hand-off under a flood', () => {
     // A post per read is thousands here (a line or two per read at the server's pace, ~7 a
     // millisecond); paced, at most one a millisecond while lines keep coming.
     expect(batches).toBeLessThanOrEqual(elapsedMs + 10);
-    expect(batches).toBeLessThan(lines / 4);
   });
 });

@@ -71,6 +71,17 @@ describe('end to end over the WebSocket with a real demo server', () => {
     expect(done.status).toBe('completed');
     expect(done.method).toBe('tools/call');
     expect(done.responseBytes).toBeGreaterThan(0);
+    // Frame previews are decoded only for the summaries a snapshot carries (the session's
+    // frame store, asked by the snapshot builder): the echo response shows its text.
+    const row = await client.waitFor(
+      (e) =>
+        e.type === 'snapshot'
+          ? e.snapshot.frames.find((f) => f.kind === 'response' && f.id === requestId)
+          : undefined,
+      5000,
+      'the echo response in the frame log',
+    );
+    expect(row.preview).toContain('hello over ws');
 
     // A page that connects later (reload, second tab) still gets the idle session's state.
     const late = await connect(s);
