@@ -36,6 +36,22 @@ function expected(i: number): { text: string; kind: string; id?: number | string
 }
 
 let transport: Transport | null = null;
+
+/** A transport on `node -e script`, draining, 1 MiB frame limit. */
+function start(script: string, credits: { creditFrames?: number; creditBytes?: number } = {}) {
+  transport = Transport.start({
+    command: process.execPath,
+    args: ['-e', script],
+    env: {},
+    maxFrameBytes: 1024 * 1024,
+    onOversize: 'discard',
+    overloadPolicy: 'pause',
+    spillMaxBytes: 64 * 1024 * 1024,
+    readerMode: 'drain',
+    ...credits,
+  });
+  return transport;
+}
 const postMessage = Worker.prototype.postMessage;
 
 afterEach(async () => {
@@ -53,19 +69,10 @@ describe('transport hand-off under a flood', () => {
       if (m?.type === 'credit') spareSent += m.spare?.length ?? 0;
       return postMessage.call(this, msg, transfer);
     };
-    const t = Transport.start({
-      command: process.execPath,
-      args: ['-e', SERVER],
-      env: {},
-      maxFrameBytes: 1024 * 1024,
-      onOversize: 'discard',
-      overloadPolicy: 'pause',
-      spillMaxBytes: 64 * 1024 * 1024,
-      readerMode: 'drain',
+    const t = start(SERVER, {
       creditFrames: 2048, // batches of 512 frames: ~120 batches
       creditBytes: 4 * 1024 * 1024,
     });
-    transport = t;
     let next = 0;
     let offset = 0;
     let batches = 0;
@@ -119,17 +126,7 @@ describe('transport hand-off under a flood', () => {
         process.stdout.write(line + '\\n', next);
       };
       next();`;
-    const t = Transport.start({
-      command: process.execPath,
-      args: ['-e', server],
-      env: {},
-      maxFrameBytes: 1024 * 1024,
-      onOversize: 'discard',
-      overloadPolicy: 'pause',
-      spillMaxBytes: 64 * 1024 * 1024,
-      readerMode: 'drain',
-    });
-    transport = t;
+    const t = start(server);
     const started = performance.now();
     let frames = 0;
     let batches = 0;
