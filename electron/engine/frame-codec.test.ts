@@ -49,6 +49,32 @@ describe('frame metadata codec', () => {
     expect(decodeMetas(e)[0]).toEqual(metas[0]);
   });
 
+  it('a batch carries one object per method for frames that carry only a method', () => {
+    const cols = new MetaColumns(8);
+    const add = (c: Parameters<MetaColumns['push']>[0], i: number) => cols.push(c, i, 1, i, 0);
+    add({ kind: 'notification', method: 'a' }, 0);
+    add({ kind: 'notification', method: 'b' }, 1);
+    add({ kind: 'request', method: 'a', id: 4 }, 2);
+    add({ kind: 'notification', method: 'a', progress: 1 }, 3);
+    add({ kind: 'request', method: 'a', id: 's' }, 4);
+    const e = cols.take();
+    const extraOf = (i: number) => e.extras.find(([k]) => k === i)?.[1];
+    expect(extraOf(0)).toBe(extraOf(2)); // shared: posted once
+    expect(extraOf(1)).not.toBe(extraOf(0));
+    expect(extraOf(3)).toEqual({ method: 'a', progress: 1 }); // more than a method: its own
+    expect(extraOf(4)).toEqual({ id: 's', method: 'a' });
+    expect(decodeMetas(e).map((m) => [m.method, m.id, m.progress])).toEqual([
+      ['a', undefined, undefined],
+      ['b', undefined, undefined],
+      ['a', 4, undefined],
+      ['a', undefined, 1],
+      ['a', 's', undefined],
+    ]);
+    cols.reset(); // the next batch: nothing shared with this one
+    add({ kind: 'notification', method: 'a' }, 0);
+    expect(cols.take().extras[0][1]).not.toBe(extraOf(0));
+  });
+
   it('take writes into handed-back buffers when they are large enough, else into new ones', () => {
     fc.assert(
       fc.property(

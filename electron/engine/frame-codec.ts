@@ -114,10 +114,21 @@ export class MetaColumns {
   num: Float64Array;
   kinds: Uint8Array;
   extras: [number, Extra][] = [];
+  /** The extra of a frame that carries a method and nothing else, one object per method: a
+   *  notification flood then posts each method once (structured clone keeps shared references)
+   *  instead of an object per frame. Cleared with the columns (`reset`). */
+  private readonly methodOnly = new Map<string, Extra>();
 
   constructor(capacity = 64) {
     this.num = new Float64Array(capacity * COLS);
     this.kinds = new Uint8Array(capacity);
+  }
+
+  /** Empty again, for the next batch (the buffers are kept). */
+  reset(): void {
+    this.n = 0;
+    this.extras = [];
+    this.methodOnly.clear();
   }
 
   /** Columns holding exactly the frames of `e` (copied). */
@@ -157,6 +168,23 @@ export class MetaColumns {
       c.problem === undefined
     ) {
       return; // the bulk of a flood: a response with a numeric id
+    }
+    if (
+      (numericId || c.id === undefined) &&
+      c.method !== undefined &&
+      c.error === undefined &&
+      c.progressToken === undefined &&
+      c.progress === undefined &&
+      c.total === undefined &&
+      c.problem === undefined
+    ) {
+      let shared = this.methodOnly.get(c.method);
+      if (shared === undefined) {
+        shared = { method: c.method };
+        this.methodOnly.set(c.method, shared);
+      }
+      this.extras.push([i, shared]);
+      return;
     }
     const extra: Extra = {};
     // Numeric ids travel in `num`; string and null ids (rare) as extras.
@@ -246,6 +274,7 @@ export class MetaColumns {
   }
 
   private extrasIn(from: number, to: number): [number, Extra][] {
+    if (from === 0 && to >= this.n) return this.extras.slice(); // the whole batch: no re-pairing
     return this.extras.filter(([i]) => i >= from && i < to).map(([i, x]) => [i - from, x]);
   }
 

@@ -156,8 +156,7 @@ export class Outbox {
       // A batch is sealed once it holds batchFrames, at the end of a chunk: room for one more
       // chunk's worth of small lines beyond that, growing only past it.
       const cols = this.spareCols.pop() ?? new MetaColumns(this.batchFrames + 1024);
-      cols.n = 0;
-      cols.extras = [];
+      cols.reset();
       b = new Batch(cols);
       this.open = b;
     }
