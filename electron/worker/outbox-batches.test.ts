@@ -13,7 +13,7 @@ import {
 } from '../../test/fixtures/outbox-harness.js';
 import { ChunkedBytes } from '../engine/frame-bytes.js';
 import { ArrayRows } from '../engine/frame-codec.js';
-import type { Piece } from './outbox.js';
+import { type Piece, packed } from './outbox.js';
 
 describe('Outbox batches', () => {
   it('carries the lines of a chunk in that very chunk, transferred (no copy)', () => {
@@ -42,9 +42,24 @@ describe('Outbox batches', () => {
     add(h, b);
     h.box.flush();
     const p = h.posts[0];
-    expect(p.buffers).toEqual([a.buffer, b.buffer]);
+    // Small chunks (a line per pipe read) travel packed into one buffer, in order.
+    expect(p.buffers).toHaveLength(1);
+    expect(p.buffers[0].byteLength).toBe(a.length + b.length);
+    expect(p.transfer).not.toContain(a.buffer);
     expect(p.frames.map((m) => m.start)).toEqual([0, a.length]);
     expect(framesOf(p).map(String)).toEqual(['{"a":1}', '{"bb":22}']);
+  });
+
+  it('packs many small chunks, never large ones (a copy would cost more than their transfer)', () => {
+    const small = Array.from({ length: 40 }, (_, i) => own(`{"n":${i}}`));
+    expect(packed(small.map((c) => c.buffer as ArrayBuffer))).toHaveLength(1);
+    const big = [own('x'.repeat(40 * KiB)), own('y')].map((c) => c.buffer as ArrayBuffer);
+    expect(packed(big)).toEqual(big); // 20 KiB a chunk on average: as they are
+    const many = Array.from({ length: 80 }, () => own('z'.repeat(15 * KiB)));
+    const bufs = many.map((c) => c.buffer as ArrayBuffer);
+    expect(packed(bufs)).toEqual(bufs); // 1.2 MiB in all: over what one copy may take
+    const one = packed(small.map((c) => c.buffer as ArrayBuffer))[0];
+    expect(Buffer.from(one).toString()).toBe(small.map(String).join(''));
   });
 
   it('copies a chunk that is not its own whole ArrayBuffer (never transfers foreign bytes)', () => {
