@@ -45,7 +45,7 @@ describe('frame metadata codec', () => {
   it('carries a plain numeric-id response without any per-frame object', () => {
     const metas: FrameMeta[] = [{ offset: 0, bytes: 10, start: 0, t: 1, kind: 'response', id: 7 }];
     const e = encodeMetas(metas);
-    expect(e.extras).toEqual([]);
+    expect(e.extras).toEqual({ rows: [], values: [] });
     expect(decodeMetas(e)[0]).toEqual(metas[0]);
   });
 
@@ -58,7 +58,7 @@ describe('frame metadata codec', () => {
     add({ kind: 'notification', method: 'a', progress: 1 }, 3);
     add({ kind: 'request', method: 'a', id: 's' }, 4);
     const e = cols.take();
-    const extraOf = (i: number) => e.extras.find(([k]) => k === i)?.[1];
+    const extraOf = (i: number) => e.extras.values[e.extras.rows.indexOf(i)];
     expect(extraOf(0)).toBe(extraOf(2)); // shared: posted once
     expect(extraOf(1)).not.toBe(extraOf(0));
     expect(extraOf(3)).toEqual({ method: 'a', progress: 1 }); // more than a method: its own
@@ -72,7 +72,7 @@ describe('frame metadata codec', () => {
     ]);
     cols.reset(); // the next batch: nothing shared with this one
     add({ kind: 'notification', method: 'a' }, 0);
-    expect(cols.take().extras[0][1]).not.toBe(extraOf(0));
+    expect(cols.take().extras.values[0]).not.toBe(extraOf(0));
   });
 
   it('take writes into handed-back buffers when they are large enough, else into new ones', () => {

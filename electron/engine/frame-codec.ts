@@ -17,6 +17,16 @@ const COLS = 5; // offset, bytes, start, t, numeric id (NaN: none / see extras)
 
 type Extra = Omit<FrameMeta, 'offset' | 'bytes' | 'start' | 't' | 'kind'>;
 
+/**
+ * The frames that carry more, as two parallel arrays: their row numbers and what each carries.
+ * Not [row, extra] pairs: structured clone wrote a small array per pair, ~0.7 µs each — most of
+ * a batch's post in a notification flood, where every frame carries its method.
+ */
+export interface Extras {
+  rows: number[];
+  values: Extra[];
+}
+
 /** The buffers behind an EncodedMetas, handed back by main for the next batches. */
 export interface MetaBuffers {
   num: ArrayBuffer;
@@ -27,8 +37,8 @@ export interface EncodedMetas {
   n: number;
   num: Float64Array;
   kinds: Uint8Array;
-  /** [frame index, extra fields] pairs for the frames that need them. */
-  extras: [number, Extra][];
+  /** The frames that need more than the columns, and what. */
+  extras: Extras;
 }
 
 /** Lines found in a chunk, by row: where each starts and ends in the chunk and, for a plain
@@ -113,7 +123,7 @@ export class MetaColumns {
   n = 0;
   num: Float64Array;
   kinds: Uint8Array;
-  extras: [number, Extra][] = [];
+  extras: Extras = { rows: [], values: [] };
   /** The extra of a frame that carries a method and nothing else, one object per method: a
    *  notification flood then posts each method once (structured clone keeps shared references)
    *  instead of an object per frame. Cleared with the columns (`reset`). */
@@ -127,7 +137,7 @@ export class MetaColumns {
   /** Empty again, for the next batch (the buffers are kept). */
   reset(): void {
     this.n = 0;
-    this.extras = [];
+    this.extras = { rows: [], values: [] };
     this.methodOnly.clear();
   }
 
@@ -183,7 +193,8 @@ export class MetaColumns {
         shared = { method: c.method };
         this.methodOnly.set(c.method, shared);
       }
-      this.extras.push([i, shared]);
+      this.extras.rows.push(i);
+      this.extras.values.push(shared);
       return;
     }
     const extra: Extra = {};
@@ -195,7 +206,8 @@ export class MetaColumns {
     if (c.progress !== undefined) extra.progress = c.progress;
     if (c.total !== undefined) extra.total = c.total;
     if (c.problem !== undefined) extra.problem = c.problem;
-    this.extras.push([i, extra]);
+    this.extras.rows.push(i);
+    this.extras.values.push(extra);
   }
 
   /** Appends a plain response with a numeric id (the bulk of a flood: no object at all). */
@@ -273,9 +285,16 @@ export class MetaColumns {
     return c;
   }
 
-  private extrasIn(from: number, to: number): [number, Extra][] {
-    if (from === 0 && to >= this.n) return this.extras.slice(); // the whole batch: no re-pairing
-    return this.extras.filter(([i]) => i >= from && i < to).map(([i, x]) => [i - from, x]);
+  private extrasIn(from: number, to: number): Extras {
+    const { rows, values } = this.extras;
+    if (from === 0 && to >= this.n) return { rows: rows.slice(), values: values.slice() };
+    const out: Extras = { rows: [], values: [] };
+    for (let k = 0; k < rows.length; k++) {
+      if (rows[k] < from || rows[k] >= to) continue;
+      out.rows.push(rows[k] - from);
+      out.values.push(values[k]);
+    }
+    return out;
   }
 
   /** Frames [from, to) as exact-size, transferable columns (indices rebased to 0), written into
@@ -338,8 +357,9 @@ export function decodeFrames<D>(
  *  without for-of destructuring: inlined there, the iteration protocol made TurboFan's jobs for
  *  main's hottest function ~70 % longer (~29 against ~17 ms of compile jobs in a 200,000-frame
  *  run, medians of 4; CPU taken on the two cores the worker needs). */
-function addExtras(frames: object[], extras: readonly [number, Extra][]): void {
-  for (let k = 0; k < extras.length; k++) Object.assign(frames[extras[k][0]], extras[k][1]);
+function addExtras(frames: object[], extras: Extras): void {
+  const { rows, values } = extras;
+  for (let k = 0; k < rows.length; k++) Object.assign(frames[rows[k]], values[k]);
 }
 
 /** Frame metadata alone (no bytes): an absent id stays absent. */
