@@ -162,6 +162,25 @@ describe('LineClassifier agrees with classifyFrameByParse', () => {
     }
   });
 
+  it('names methods right however they repeat, collide in its cache, or differ by a byte', () => {
+    const lc = new LineClassifier();
+    const names = [
+      ...Array.from({ length: 60 }, (_, i) => `notifications/m${i}`),
+      'notifications/message',
+      'notifications/messagf', // one byte off
+      'notifications/méssage', // multibyte
+      'notifications/mess\\u0061ge', // an escape: decoded by JSON.parse ("...message")
+      'x'.repeat(80), // longer than the cache keeps
+    ];
+    for (let round = 0; round < 3; round++) {
+      for (let i = 0; i < names.length; i++) {
+        const name = names[(i * 7 + round * 13) % names.length];
+        const line = b(`{"jsonrpc":"2.0","method":"${name}","params":{}}`);
+        expect(lc.classify(line)).toEqual(classifyFrameByParse(line));
+      }
+    }
+  });
+
   it('whole lines never disturb a line arriving in pieces on the same classifier', () => {
     const lc = new LineClassifier();
     const line = b(

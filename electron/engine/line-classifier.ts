@@ -44,6 +44,38 @@ function decodeString(c: Capture): string {
   return hasBackslash(c) ? (json(c) as string) : text(c.buf as Uint8Array, c.start + 1, c.end - 1);
 }
 
+/** Method names decoded lately, by their bytes: a flood repeats a few, and a hit costs a compare
+ *  of the name's bytes where decoding cost a Buffer view and a new string per frame. */
+const METHOD_SLOTS = 16;
+const METHOD_CACHE_MAX = 64;
+const methodBytes: (Uint8Array | null)[] = new Array(METHOD_SLOTS).fill(null);
+const methodNames: string[] = new Array(METHOD_SLOTS).fill('');
+
+/** A captured method value (a JSON string, quotes included) as a JS string. */
+function methodName(c: Capture): string {
+  const b = c.buf as Uint8Array;
+  const from = c.start + 1;
+  const to = c.end - 1;
+  const n = to - from;
+  if (n > METHOD_CACHE_MAX) return decodeString(c);
+  let h = n;
+  for (let i = from; i < to; i++) {
+    if (b[i] === 0x5c) return decodeString(c); // escapes: JSON.parse decodes them
+    h = (Math.imul(h, 31) + b[i]) | 0;
+  }
+  const slot = h & (METHOD_SLOTS - 1);
+  const known = methodBytes[slot];
+  if (known !== null && known.length === n) {
+    let i = 0;
+    while (i < n && known[i] === b[from + i]) i++;
+    if (i === n) return methodNames[slot];
+  }
+  const name = text(b, from, to);
+  methodBytes[slot] = new Uint8Array(b.subarray(from, to)); // a copy: b is a chunk or scratch
+  methodNames[slot] = name;
+  return name;
+}
+
 /** A captured id value: string, finite number, null, or BAD (any other type, or not finite). */
 function readId(c: Capture | null): string | number | null | typeof BAD {
   if (c === null) return BAD;
@@ -107,7 +139,7 @@ function classifyScanned(sc: Scanned): Classified | null {
   const hasId = sc.has(FIELD.id);
   const methodValue = sc.value(FIELD.method);
   if (methodValue !== null && first(methodValue) === 0x22) {
-    const method = decodeString(methodValue);
+    const method = methodName(methodValue);
     const out: Classified = { kind: hasId ? 'request' : 'notification', method };
     if (hasId) {
       const id = readId(sc.value(FIELD.id));
