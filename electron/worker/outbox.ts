@@ -15,8 +15,9 @@
  * frame's position in them (as if the chunks were one run of bytes). A 64 MiB frame is its
  * 1024 chunks; 300 small frames of one chunk are that chunk. Nothing is joined or copied on the
  * way to main, except when credits cut a batch in two (only with nothing in flight: the chunk
- * both halves need is copied for the second) and for a line still arriving whose first chunk
- * leaves with a batch (`onSeal`).
+ * both halves need is copied for the second), for a line still arriving whose first chunk
+ * leaves with a batch (`onSeal`), and for a batch of many small chunks (a server writing a line
+ * per write), which goes packed into one buffer (`packed`).
  * Each chunk belongs to one batch: a batch is only sealed between chunks.
  */
 import {
@@ -72,6 +73,9 @@ export interface OutboxOptions {
   onOverload(): boolean;
   /** `chunk` now belongs to a sealed batch and will leave the thread with it. */
   onSeal?(chunk: Buffer): void;
+  /** Chunks under this size on average travel packed into one buffer (0: never; tests that
+   *  check each chunk is transferred, detached, exactly once set it). */
+  packBelow?: number;
 }
 
 export class Outbox {
@@ -242,6 +246,7 @@ export class Outbox {
   /** Keeps full-size columns for the next batches (smaller ones — a split batch's — go). */
   private spare(cols: MetaColumns): void {
     if (cols.capacity >= this.batchFrames && this.spareCols.length < SPARE_COLUMNS) {
+      cols.reset(); // what it carried (extras, method names) is not kept while it waits
       this.spareCols.push(cols);
     }
   }
@@ -384,7 +389,7 @@ export class Outbox {
     this.spillBytes -= bytes;
     this.availFrames -= metas.n;
     this.availBytes -= bytes;
-    buffers = packed(buffers);
+    buffers = packed(buffers, this.opts.packBelow ?? PACK_BELOW_AVERAGE);
     const transfer = [...new Set(buffers)];
     transfer.push(metas.num.buffer as ArrayBuffer, metas.kinds.buffer as ArrayBuffer);
     this.opts.post({ metas, buffers, transfer });
@@ -392,11 +397,11 @@ export class Outbox {
 }
 
 /** The buffers as one when they are many and small (see PACK_BELOW_AVERAGE), else as given. */
-export function packed(buffers: ArrayBuffer[]): ArrayBuffer[] {
+export function packed(buffers: ArrayBuffer[], below = PACK_BELOW_AVERAGE): ArrayBuffer[] {
   if (buffers.length < 2) return buffers;
   let total = 0;
   for (const b of buffers) total += b.byteLength;
-  if (total > PACK_MAX_BYTES || total >= PACK_BELOW_AVERAGE * buffers.length) return buffers;
+  if (total > PACK_MAX_BYTES || total >= below * buffers.length) return buffers;
   const one = new Uint8Array(total);
   let at = 0;
   for (const b of buffers) {

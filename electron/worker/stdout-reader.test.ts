@@ -31,6 +31,7 @@ function pipe(
   creditBytes: number,
   flushEvery: number,
   maxFrameBytes = 1 << 20,
+  pack = false,
 ) {
   const received: Received[] = [];
   const oversize: number[] = [];
@@ -40,6 +41,8 @@ function pipe(
     creditBytes,
     spillMaxBytes: 1 << 30,
     now: () => 0,
+    // Unpacked, every chunk is transferred as it is: a chunk used after it left would throw.
+    packBelow: pack ? undefined : 0,
     post: ({ metas, buffers, transfer }) => {
       const msg = structuredClone({ metas, buffers }, { transfer });
       const reader = new ChunkReader(msg.buffers);
@@ -101,7 +104,8 @@ describe('StdoutReader → Outbox → main, with real transfers', () => {
         fc.integer({ min: 1, max: 2000 }),
         fc.integer({ min: 1, max: 4 }),
         fc.boolean(),
-        (lines, sizes, crlf, creditFrames, flushEvery, tail) => {
+        fc.boolean(),
+        (lines, sizes, crlf, creditFrames, flushEvery, tail, pack) => {
           const eol = crlf ? '\r\n' : '\n';
           const stream = Buffer.from(
             lines.map((l) => l + eol).join('') + (tail ? '{"partial' : ''),
@@ -112,7 +116,8 @@ describe('StdoutReader → Outbox → main, with real transfers', () => {
             chunks.push(own(stream.subarray(at, at + n)));
             at += n;
           }
-          const out = pipe(chunks, creditFrames, 1 << 20, flushEvery);
+          // Packed: small chunks travel copied into one buffer per batch (positions must hold).
+          const out = pipe(chunks, creditFrames, 1 << 20, flushEvery, 1 << 20, pack);
           const want = lines.map((l) => Buffer.from(l));
           expect(out.received.map((r) => Buffer.from(r.bytes.subarray()).toString())).toEqual(
             lines,
