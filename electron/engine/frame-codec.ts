@@ -168,26 +168,16 @@ export class MetaColumns {
       start,
       t,
     );
-    if (
+    // Nothing beyond the columns but, at most, a method.
+    const methodAtMost =
       (numericId || c.id === undefined) &&
-      c.method === undefined &&
       c.error === undefined &&
       c.progressToken === undefined &&
       c.progress === undefined &&
       c.total === undefined &&
-      c.problem === undefined
-    ) {
-      return; // the bulk of a flood: a response with a numeric id
-    }
-    if (
-      (numericId || c.id === undefined) &&
-      c.method !== undefined &&
-      c.error === undefined &&
-      c.progressToken === undefined &&
-      c.progress === undefined &&
-      c.total === undefined &&
-      c.problem === undefined
-    ) {
+      c.problem === undefined;
+    if (methodAtMost && c.method === undefined) return; // the bulk of a flood: a response
+    if (methodAtMost && c.method !== undefined) {
       let shared = this.methodOnly.get(c.method);
       if (shared === undefined) {
         shared = { method: c.method };
