@@ -1,7 +1,7 @@
 /**
  * One batch of the outbox (outbox.ts): the pipe chunks its frames lie in, the buffers that will
  * be transferred for them, and the frames' metadata columns. Frame positions are taken over the
- * chunks as one run of bytes; a chunk belongs to one batch.
+ * chunks as one run of bytes; a chunk belongs to one batch. `packed`: the buffers a batch posts.
  */
 import type { MetaColumns } from '../engine/frame-codec.js';
 
@@ -51,4 +51,29 @@ function ownBuffer(chunk: Buffer): ArrayBuffer {
   const copy = new ArrayBuffer(chunk.length);
   new Uint8Array(copy).set(chunk);
   return copy;
+}
+
+/**
+ * A batch of many small chunks goes as one buffer, its chunks copied in order (frame positions
+ * are taken over the chunks as one run of bytes, so they hold as they are). A server writing a
+ * line per write makes pipe reads of a line or a few: transferring each read as a buffer of its
+ * own cost the worker a detach and main an ArrayBuffer per read. Chunks of this size or more on
+ * average (full pipe reads are 64 KiB) go as they are: copying them would cost more.
+ */
+const PACK_BELOW_AVERAGE = 16 * 1024;
+const PACK_MAX_BYTES = 1024 * 1024;
+
+/** The buffers as one when they are many and small (see PACK_BELOW_AVERAGE), else as given. */
+export function packed(buffers: ArrayBuffer[], below = PACK_BELOW_AVERAGE): ArrayBuffer[] {
+  if (buffers.length < 2) return buffers;
+  let total = 0;
+  for (const b of buffers) total += b.byteLength;
+  if (total > PACK_MAX_BYTES || total >= below * buffers.length) return buffers;
+  const one = new Uint8Array(total);
+  let at = 0;
+  for (const b of buffers) {
+    one.set(new Uint8Array(b), at);
+    at += b.byteLength;
+  }
+  return [one.buffer];
 }

@@ -13,7 +13,8 @@ import {
 } from '../../test/fixtures/outbox-harness.js';
 import { ChunkedBytes } from '../engine/frame-bytes.js';
 import { ArrayRows } from '../engine/frame-codec.js';
-import { type Piece, packed } from './outbox.js';
+import type { Piece } from './outbox.js';
+import { packed } from './outbox-batch.js';
 
 describe('Outbox batches', () => {
   it('carries the lines of a chunk in that very chunk, transferred (no copy)', () => {

@@ -27,7 +27,7 @@ import {
   MetaColumns,
 } from '../engine/frame-codec.js';
 import type { FrameMeta } from '../engine/worker-protocol.js';
-import { Batch } from './outbox-batch.js';
+import { Batch, packed } from './outbox-batch.js';
 
 /** A batch takes no more frames once it has this many (checked between chunks). */
 const BATCH_FRAMES = 8192;
@@ -35,15 +35,6 @@ const BATCH_FRAMES = 8192;
 const BATCH_BYTES = 4 * 1024 * 1024;
 /** Columns kept for reuse (batches queued for credits each hold their own). */
 const SPARE_COLUMNS = 4;
-/**
- * A batch of many small chunks goes as one buffer, its chunks copied in order (frame positions
- * are taken over the chunks as one run of bytes, so they hold as they are). A server writing a
- * line per write makes pipe reads of a line or a few: transferring each read as a buffer of its
- * own cost the worker a detach and main an ArrayBuffer per read. Chunks of this size or more on
- * average (full pipe reads are 64 KiB) go as they are: copying them would cost more.
- */
-const PACK_BELOW_AVERAGE = 16 * 1024;
-const PACK_MAX_BYTES = 1024 * 1024;
 
 /** What classification says about a frame (its position is given apart). */
 export type FrameInfo = Omit<FrameMeta, 'offset' | 'bytes' | 'start' | 't'>;
@@ -115,11 +106,6 @@ export class Outbox {
   /** Frames posted to main and not yet credited back. */
   get outstandingFrames(): number {
     return this.opts.creditFrames - this.availFrames;
-  }
-
-  /** Sealed batches waiting (full ones, or ones out of credits). */
-  get sealedWaiting(): number {
-    return this.queue.length;
   }
 
   /** Whether a sealed batch waits that the credits would let go now. */
@@ -389,24 +375,9 @@ export class Outbox {
     this.spillBytes -= bytes;
     this.availFrames -= metas.n;
     this.availBytes -= bytes;
-    buffers = packed(buffers, this.opts.packBelow ?? PACK_BELOW_AVERAGE);
+    buffers = packed(buffers, this.opts.packBelow);
     const transfer = [...new Set(buffers)];
     transfer.push(metas.num.buffer as ArrayBuffer, metas.kinds.buffer as ArrayBuffer);
     this.opts.post({ metas, buffers, transfer });
   }
-}
-
-/** The buffers as one when they are many and small (see PACK_BELOW_AVERAGE), else as given. */
-export function packed(buffers: ArrayBuffer[], below = PACK_BELOW_AVERAGE): ArrayBuffer[] {
-  if (buffers.length < 2) return buffers;
-  let total = 0;
-  for (const b of buffers) total += b.byteLength;
-  if (total > PACK_MAX_BYTES || total >= below * buffers.length) return buffers;
-  const one = new Uint8Array(total);
-  let at = 0;
-  for (const b of buffers) {
-    one.set(new Uint8Array(b), at);
-    at += b.byteLength;
-  }
-  return [one.buffer];
 }

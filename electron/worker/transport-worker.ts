@@ -310,7 +310,7 @@ port.on('message', (msg: ToWorker) => {
       outbox.credit(msg.frames, msg.bytes);
       if (overloadPaused && outbox.spillBytes <= config.spillMaxBytes / 2) overloadPaused = false;
       // Batches held for credits go now; the open one as scheduleFlush paces it.
-      if (outbox.sealedWaiting > 0) outbox.flush();
+      if (outbox.readyToPost) outbox.flush();
       else scheduleFlush();
       applyReading();
       break;
