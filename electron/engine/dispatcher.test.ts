@@ -1,19 +1,15 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { Dispatcher } from './dispatcher.js';
+import { InFrame } from './in-frame.js';
 import type { Frame } from './transport.js';
 
 let seq = 0;
 function frame(bytes: number, t = 0): Frame {
   seq += 1;
-  return {
-    offset: seq * 1000,
-    bytes,
-    start: 0,
-    kind: 'notification',
-    t,
-    method: `m${seq}`,
-    data: Buffer.alloc(bytes, 0x61),
-  };
+  return InFrame.of(
+    { offset: seq * 1000, kind: 'notification', t, method: `m${seq}` },
+    Buffer.alloc(bytes, 0x61),
+  );
 }
 
 interface Harness {

@@ -67,14 +67,30 @@ export function updateHash(hash: Hash, data: FrameBytes): Hash {
  * chunks it touches (a 200-byte frame across two 64 KiB chunks): that one is joined into its own
  * buffer, so no frame keeps more than twice its size alive (the frame store's rule too).
  */
+const EMPTY = new ArrayBuffer(0);
+
 export class ChunkReader {
   private j = 0;
   private base = 0;
+
+  /** Set by `locate` when the frame lies in one chunk: that chunk and where in it. */
+  buf: ArrayBuffer = EMPTY;
+  at = 0;
 
   constructor(private readonly buffers: readonly ArrayBuffer[]) {}
 
   /** `bytes` bytes at `start`; calls must come with non-decreasing `start`. */
   read(start: number, bytes: number): FrameBytes {
+    return this.locate(start, bytes) ?? bufferView(this.buf, this.at, bytes);
+  }
+
+  /**
+   * Finds `bytes` bytes at `start` without cutting them out when they lie in one chunk: then
+   * null, with `buf` and `at` saying where (a view per frame is most of what main spends on a
+   * small frame). A frame across chunks comes back cut, as `read` gives it. Calls must come
+   * with non-decreasing `start`.
+   */
+  locate(start: number, bytes: number): FrameBytes | null {
     const bufs = this.buffers;
     while (this.j < bufs.length - 1 && this.base + bufs[this.j].byteLength <= start) {
       this.base += bufs[this.j].byteLength;
@@ -82,7 +98,11 @@ export class ChunkReader {
     }
     const ab = bufs[this.j];
     const from = start - this.base;
-    if (ab !== undefined && from + bytes <= ab.byteLength) return bufferView(ab, from, bytes);
+    if (ab !== undefined && from + bytes <= ab.byteLength) {
+      this.buf = ab;
+      this.at = from;
+      return null;
+    }
     return this.across(from, bytes);
   }
 

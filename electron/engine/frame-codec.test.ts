@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { FRAME_KIND_LIST } from '../../shared/frames.js';
+import { ChunkReader } from './frame-bytes.js';
 import { decodeFrames, decodeMetas, encodeMetas, MetaColumns } from './frame-codec.js';
 import type { FrameKind, FrameMeta } from './worker-protocol.js';
 
@@ -105,15 +106,41 @@ describe('frame metadata codec', () => {
     );
   });
 
-  it('decodeFrames gives the same frames as decodeMetas, each with the bytes its callback cut', () => {
+  it('decodeFrames gives each frame its metadata and its bytes, wherever the chunks were cut', () => {
     fc.assert(
-      fc.property(fc.array(meta, { maxLength: 50 }), (metas) => {
-        const e = encodeMetas(metas as FrameMeta[]);
-        const frames = decodeFrames(e, (start, bytes) => `${start}+${bytes}`);
-        const plain = decodeMetas(e);
-        expect(frames.map(({ data, ...m }) => m)).toEqual(plain);
-        expect(frames.map((f) => f.data)).toEqual(plain.map((m) => `${m.start}+${m.bytes}`));
-      }),
+      fc.property(
+        fc.array(fc.tuple(meta, fc.uint8Array({ maxLength: 40 })), { maxLength: 30 }),
+        fc.array(fc.nat(), { maxLength: 6 }),
+        (items, cuts) => {
+          // The frames' bytes one after another (a newline between), as a batch carries them.
+          const metas: FrameMeta[] = [];
+          const parts: Buffer[] = [];
+          let at = 0;
+          for (const [m, bytes] of items) {
+            metas.push({ ...(m as FrameMeta), start: at, bytes: bytes.length });
+            parts.push(Buffer.from(bytes), Buffer.from('\n'));
+            at += bytes.length + 1;
+          }
+          const all = Buffer.concat(parts);
+          const bounds = [...new Set(cuts.map((c) => c % (all.length + 1)))].sort((a, b) => a - b);
+          const chunks: ArrayBuffer[] = [];
+          let from = 0;
+          for (const b of [...bounds, all.length]) {
+            if (b <= from && !(b === all.length && chunks.length === 0)) continue;
+            chunks.push(new Uint8Array(all.subarray(from, b)).buffer);
+            from = b;
+          }
+          const e = encodeMetas(metas);
+          const frames = decodeFrames(e, new ChunkReader(chunks));
+          expect(frames.map((f) => Buffer.from(f.data.toString('latin1'), 'latin1'))).toEqual(
+            items.map(([, b]) => Buffer.from(b)),
+          );
+          expect(decodeMetas(e)).toEqual(decodeMetas(encodeMetas(metas)));
+          expect(frames.map((f) => [f.offset, f.bytes, f.start, f.kind, f.id, f.method])).toEqual(
+            decodeMetas(e).map((m) => [m.offset, m.bytes, m.start, m.kind, m.id, m.method]),
+          );
+        },
+      ),
     );
   });
 });

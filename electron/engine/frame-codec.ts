@@ -7,6 +7,8 @@
  * A plain response with a numeric id — the bulk of any flood — costs no object at all.
  */
 import { FRAME_KIND_LIST } from '../../shared/frames.js';
+import { ChunkReader } from './frame-bytes.js';
+import { InFrame } from './in-frame.js';
 import type { FrameKind, FrameMeta } from './worker-protocol.js';
 
 /** A frame's kind travels as its index here. */
@@ -314,30 +316,30 @@ export function encodeMetas(metas: readonly FrameMeta[]): EncodedMetas {
 }
 
 /**
- * Frames with their bytes, in one pass and one object shape (main's side of the hand-off:
- * it makes ~200,000 of these a second in a flood). `dataOf` cuts each frame's bytes out of
- * the batch's buffers, in order.
+ * The frames of a batch, in one pass and one object shape (main's side of the hand-off: it
+ * makes ~200,000 of these a second in a flood). `reader` locates each frame's bytes in the
+ * batch's buffers, in order; they are cut out only when asked (InFrame).
  */
-export function decodeFrames<D>(
-  e: EncodedMetas,
-  dataOf: (start: number, bytes: number) => D,
-): (FrameMeta & { data: D })[] {
-  const out: (FrameMeta & { data: D })[] = new Array(e.n);
+export function decodeFrames(e: EncodedMetas, reader: ChunkReader): InFrame[] {
+  const out: InFrame[] = new Array(e.n);
   const num = e.num;
   for (let i = 0; i < e.n; i++) {
     const o = i * COLS;
     const id = num[o + 4];
     const start = num[o + 2];
     const bytes = num[o + 1];
-    out[i] = {
-      offset: num[o],
+    const cut = reader.locate(start, bytes);
+    out[i] = new InFrame(
+      num[o],
       bytes,
       start,
-      t: num[o + 3],
-      kind: KINDS[e.kinds[i]],
-      id: Number.isNaN(id) ? undefined : id,
-      data: dataOf(start, bytes),
-    };
+      num[o + 3],
+      KINDS[e.kinds[i]],
+      Number.isNaN(id) ? undefined : id,
+      reader.buf,
+      reader.at,
+      cut,
+    );
   }
   addExtras(out, e.extras);
   return out;
@@ -354,7 +356,7 @@ function addExtras(frames: object[], extras: Extras): void {
 
 /** Frame metadata alone (no bytes): an absent id stays absent. */
 export function decodeMetas(e: EncodedMetas): FrameMeta[] {
-  return decodeFrames(e, () => null).map(({ data: _data, id, ...meta }) =>
-    id === undefined ? meta : { ...meta, id },
+  return decodeFrames(e, new ChunkReader([])).map(
+    ({ buf: _buf, at: _at, cut: _cut, id, ...meta }) => (id === undefined ? meta : { ...meta, id }),
   );
 }

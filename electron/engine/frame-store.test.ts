@@ -2,8 +2,9 @@ import { createHash } from 'node:crypto';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { describe, expect, it } from 'vitest';
-import { ChunkedBytes } from './frame-bytes.js';
+import { bufferView, ChunkedBytes } from './frame-bytes.js';
 import { FrameStore, type FrameSummary } from './frame-store.js';
+import { InFrame } from './in-frame.js';
 
 type Info = Parameters<FrameStore['add']>[0];
 
@@ -222,6 +223,82 @@ describe('FrameStore pages', () => {
   });
 });
 
+/** A frame as main receives it: `n` bytes of `chunk` from `at`, located, not cut. */
+const located = (chunk: ArrayBuffer, at: number, n: number, offset = 0): InFrame =>
+  new InFrame(offset, n, at, 0, 'response', 1, chunk, at, null);
+
+describe('FrameStore with frames located in their chunks', () => {
+  const chunkOf = (text: string): ArrayBuffer => new Uint8Array(Buffer.from(text)).buffer;
+
+  it('keeps each chunk once, whatever the number of its frames, and gives their bytes', () => {
+    const a = chunkOf('{"a":1}\n{"b":22}\n');
+    const b = chunkOf('{"c":333}\n');
+    const store = new FrameStore();
+    const s1 = store.add(info(), located(a, 0, 7));
+    const s2 = store.add(info(), located(a, 8, 8));
+    const s3 = store.add(info(), located(b, 0, 9));
+    expect([s1.bytes, s2.bytes, s3.bytes]).toEqual([7, 8, 9]);
+    expect(store.heldBytes).toBe(a.byteLength + b.byteLength);
+    expect(store.page(s2.seq, 0, 100)?.data.toString()).toBe('{"b":22}');
+    expect(store.page(s2.seq, 0, 100)?.data.buffer).toBe(a); // a view, not a copy
+    expect(store.previewOf(s3)).toBe('{"c":333}');
+    expect(store.sha256(s1.seq)).toBe(createHash('sha256').update('{"a":1}').digest('hex'));
+  });
+
+  it('lets a chunk go only with the last of its frames, and counts the budget in chunks', () => {
+    // Three chunks of 10 frames of 9 bytes (90 bytes a chunk); room for two chunks.
+    const chunks = [0, 1, 2].map((c) => chunkOf(`{"n":${c}00}\n`.repeat(10)));
+    const store = new FrameStore(2 * 100);
+    const seqs: number[] = [];
+    for (const chunk of chunks.slice(0, 2)) {
+      for (let i = 0; i < 10; i++) seqs.push(store.add(info(), located(chunk, i * 10, 9)).seq);
+    }
+    expect(store.heldBytes).toBe(200);
+    // The first frame of the third chunk: the budget drops the whole first chunk's frames, and
+    // no more (their previews decoded on the way out).
+    const next = store.add(info(), located(chunks[2], 0, 9));
+    expect(store.heldBytes).toBe(200);
+    const all = store.summaries();
+    expect(all.filter((x) => x.held).length).toBe(11);
+    expect(all.slice(0, 10).every((x) => !x.held && x.preview === '{"n":000}')).toBe(true);
+    expect(store.page(seqs[9], 0, 9)).toBeNull();
+    expect(store.page(seqs[10], 0, 9)?.data.toString()).toBe('{"n":100}');
+    expect(store.page(next.seq, 0, 9)?.data.toString()).toBe('{"n":200}');
+    expect(store.droppedBytes).toBe(90);
+  });
+
+  it('evicting summaries lets their chunks go', () => {
+    const chunks = [0, 1, 2].map((c) => chunkOf(`{"n":${c}}\n`.repeat(2)));
+    const store = new FrameStore(1 << 20, 2);
+    for (const chunk of chunks) {
+      store.add(info(), located(chunk, 0, 7));
+      store.add(info(), located(chunk, 8, 7));
+    }
+    expect(store.evictedSummaries).toBe(4);
+    expect(store.heldBytes).toBe(chunks[2].byteLength);
+  });
+
+  it('holds a frame that crossed chunks as the pieces it came in, counting each chunk', () => {
+    const a = chunkOf('xx{"a":');
+    const b = chunkOf('1}\n');
+    const data = new ChunkedBytes([bufferView(a, 2, 5), bufferView(b, 0, 2)]);
+    const store = new FrameStore();
+    const f = new InFrame(2, 7, 2, 0, 'response', 1, new ArrayBuffer(0), 0, data);
+    const s = store.add(info(), f);
+    expect(store.heldBytes).toBe(a.byteLength + b.byteLength);
+    expect(store.page(s.seq, 0, 100)?.data.toString()).toBe('{"a":1}');
+  });
+
+  it('does not hold a located frame over the budget, but previews it', () => {
+    const chunk = chunkOf(`"${'z'.repeat(298)}"\n`);
+    const store = new FrameStore(100);
+    const s = store.add(info(), located(chunk, 0, 300));
+    expect(s.held).toBe(false);
+    expect(store.heldBytes).toBe(0);
+    expect(s.preview).toBe(`"${'z'.repeat(239)}`);
+  });
+});
+
 describe('FrameStore memory', () => {
   it('copies a small view into a big shared batch buffer', () => {
     const batch = Buffer.alloc(1 << 20, 0x62);
@@ -266,11 +343,13 @@ describe('FrameStore memory', () => {
 
   it('adds 200k small frames quickly within both bounds', () => {
     const store = new FrameStore(4 << 20, 50_000);
-    const batch = Buffer.alloc(1 << 20, 0x63);
+    // As the session adds them: located in the chunks they arrived in, 64 KiB each.
+    const chunks = Array.from({ length: 64 }, () => new ArrayBuffer(64 * 1024));
     const start = performance.now();
     for (let i = 0; i < 200_000; i++) {
-      const at = (i * 97) % (batch.length - 200);
-      store.add(info({ offset: i, t: i }), batch.subarray(at, at + 50 + (i % 100)));
+      const chunk = chunks[Math.floor(i / 300) % chunks.length];
+      const at = (i % 300) * 200;
+      store.add(info({ offset: i, t: i }), located(chunk, at, 50 + (i % 100), i));
     }
     const elapsed = performance.now() - start;
     expect(store.size).toBe(50_000);

@@ -51,17 +51,12 @@ export class InboundRouter {
         method: f.method,
         problem: f.problem,
       },
-      f.data,
+      f,
     );
     this.deps.onFrame(summary);
     switch (f.kind) {
       case 'response':
-        this.deps.requests.respond(f.id ?? null, {
-          bytes: f.bytes,
-          t: f.t,
-          error: f.error,
-          data: f.data,
-        });
+        this.deps.requests.respond(f.id ?? null, f);
         break;
       case 'request':
         this.answerServerRequest(f.id ?? 0, f.method ?? '');
@@ -86,20 +81,17 @@ export class InboundRouter {
   private routeBatch(f: Frame): void {
     // JSON-RPC batches were removed from MCP in 2025-06-18; still route what they carry.
     let items: unknown[] = [];
+    const data = f.data;
     try {
-      items = JSON.parse(f.data.toString('utf8')) as unknown[];
+      items = JSON.parse(data.toString('utf8')) as unknown[];
     } catch {
       return;
     }
     for (const item of items) {
       const c = classifyValue(item);
       if (c.kind === 'response') {
-        this.deps.requests.respond(c.id ?? null, {
-          bytes: f.bytes,
-          t: f.t,
-          error: c.error,
-          data: f.data,
-        });
+        // The batch's bytes stand for each response in it.
+        this.deps.requests.respond(c.id ?? null, { bytes: f.bytes, t: f.t, error: c.error, data });
       } else if (c.kind === 'request') {
         this.answerServerRequest(c.id ?? 0, c.method ?? '');
       } else if (c.kind === 'notification') {

@@ -21,8 +21,9 @@ export interface ResponseInfo {
   bytes: number;
   t: number;
   error?: { code: number; message: string };
-  /** The response's bytes (kept so a caller can parse a small result). */
-  data: FrameBytes;
+  /** The response's bytes (kept so a caller can parse a small result): read only for a
+   *  response to a request still pending (a received frame cuts them when asked). */
+  readonly data: FrameBytes;
 }
 
 export interface RequestOutcome {

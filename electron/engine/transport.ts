@@ -12,21 +12,19 @@ import { Worker } from 'node:worker_threads';
 import type { SessionConfig } from '../../shared/session-config.js';
 import { unpackedPath } from './asar-path.js';
 import { buildChildEnv } from './child-env.js';
-import { ChunkReader, type FrameBytes } from './frame-bytes.js';
+import { ChunkReader } from './frame-bytes.js';
 import { decodeFrames, type MetaBuffers } from './frame-codec.js';
+import type { InFrame } from './in-frame.js';
 import type {
   ExitInfo,
-  FrameMeta,
   FromWorker,
   ToWorker,
   WorkerCounters,
   WorkerStartConfig,
 } from './worker-protocol.js';
 
-export interface Frame extends FrameMeta {
-  /** The frame's bytes (a large frame: the chunks it arrived in, never joined). */
-  data: FrameBytes;
-}
+/** A frame as main receives it: metadata, and its bytes (`data`, cut when asked). */
+export type Frame = InFrame;
 
 export type TransportConfig = Pick<
   SessionConfig,
@@ -190,10 +188,7 @@ export class Transport extends EventEmitter<TransportEvents> {
   private onMessage(msg: FromWorker): void {
     switch (msg.type) {
       case 'frames': {
-        const reader = new ChunkReader(msg.buffers);
-        const frames: Frame[] = decodeFrames(msg.metas, (start, bytes) =>
-          reader.read(start, bytes),
-        );
+        const frames: Frame[] = decodeFrames(msg.metas, new ChunkReader(msg.buffers));
         // Decoded into the frames: the columns' buffers are free (handed back with credits).
         if (this.spentMetas.length < SPENT_METAS) {
           const { num, kinds } = msg.metas;

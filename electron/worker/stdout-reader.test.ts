@@ -4,6 +4,7 @@ import { type Classified, classifyFrameByParse } from '../engine/classify.js';
 import { ChunkReader, type FrameBytes } from '../engine/frame-bytes.js';
 import { decodeFrames, type LineRows } from '../engine/frame-codec.js';
 import { createFramer } from '../engine/framer.js';
+import type { InFrame } from '../engine/in-frame.js';
 import { Outbox } from './outbox.js';
 import { StdoutReader } from './stdout-reader.js';
 
@@ -19,8 +20,8 @@ interface Received {
   c: Classified;
 }
 
-function toClassified(f: ReturnType<typeof decodeFrames<FrameBytes>>[number]): Classified {
-  const { offset: _o, bytes: _b, start: _s, t: _t, data: _d, ...c } = f;
+function toClassified(f: InFrame): Classified {
+  const { offset: _o, bytes: _b, start: _s, t: _t, buf: _f, at: _a, cut: _c, ...c } = f;
   for (const k of Object.keys(c) as (keyof typeof c)[]) if (c[k] === undefined) delete c[k];
   return c as Classified;
 }
@@ -45,9 +46,8 @@ function pipe(
     packBelow: pack ? undefined : 0,
     post: ({ metas, buffers, transfer }) => {
       const msg = structuredClone({ metas, buffers }, { transfer });
-      const reader = new ChunkReader(msg.buffers);
       let bytes = 0;
-      for (const f of decodeFrames(msg.metas, (s, n) => reader.read(s, n))) {
+      for (const f of decodeFrames(msg.metas, new ChunkReader(msg.buffers))) {
         received.push({ offset: f.offset, bytes: f.data, c: toClassified(f) });
         bytes += f.bytes;
       }
