@@ -11,6 +11,19 @@ import { bufferView, type FrameBytes } from './frame-bytes.js';
 import type { FrameKind, FrameMeta } from './worker-protocol.js';
 
 export class InFrame implements FrameMeta {
+  // Declared, then assigned in the constructor: as class fields (or parameter properties) they
+  // would be defined by an initializer call per frame first, ~200,000 a second in a flood.
+  declare offset: number;
+  declare bytes: number;
+  declare start: number;
+  declare t: number;
+  declare kind: FrameKind;
+  declare id: string | number | null | undefined;
+  /** The chunk holding the bytes, from `at` (unused when `cut` holds them). */
+  declare buf: ArrayBuffer;
+  declare at: number;
+  /** The bytes already cut: a frame that crossed chunks, or one made with `of`. */
+  declare cut: FrameBytes | null;
   // Set, when a frame carries them, by the codec's extras (absent otherwise: no field).
   declare method?: string;
   declare error?: { code: number; message: string };
@@ -20,18 +33,26 @@ export class InFrame implements FrameMeta {
   declare problem?: string;
 
   constructor(
-    readonly offset: number,
-    readonly bytes: number,
-    readonly start: number,
-    readonly t: number,
-    readonly kind: FrameKind,
-    public id: string | number | null | undefined,
-    /** The chunk holding the bytes, from `at` (unused when `cut` holds them). */
-    readonly buf: ArrayBuffer,
-    readonly at: number,
-    /** The bytes already cut: a frame that crossed chunks, or one made with `of`. */
-    readonly cut: FrameBytes | null,
-  ) {}
+    offset: number,
+    bytes: number,
+    start: number,
+    t: number,
+    kind: FrameKind,
+    id: string | number | null | undefined,
+    buf: ArrayBuffer,
+    at: number,
+    cut: FrameBytes | null,
+  ) {
+    this.offset = offset;
+    this.bytes = bytes;
+    this.start = start;
+    this.t = t;
+    this.kind = kind;
+    this.id = id;
+    this.buf = buf;
+    this.at = at;
+    this.cut = cut;
+  }
 
   /** A frame holding `data` itself (tests, and frames that never crossed the hand-off). */
   static of(meta: Omit<FrameMeta, 'bytes' | 'start'> & { start?: number }, data: FrameBytes) {
