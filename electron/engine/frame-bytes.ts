@@ -60,15 +60,16 @@ export function updateHash(hash: Hash, data: FrameBytes): Hash {
   return hash;
 }
 
-/**
- * Cuts frames out of a batch's transferred chunks (the frames in order, positions taken over
- * the chunks as one run of bytes): a view where a frame lies in one chunk; where it crosses
- * chunks, ChunkedBytes of them, never joined — unless the frame is under half the bytes of the
- * chunks it touches (a 200-byte frame across two 64 KiB chunks): that one is joined into its own
- * buffer, so no frame keeps more than twice its size alive (the frame store's rule too).
- */
 const EMPTY = new ArrayBuffer(0);
 
+/**
+ * Finds frames in a batch's transferred chunks (the frames in order, positions taken over the
+ * chunks as one run of bytes): a frame inside one chunk is located there (`locate`) or cut as a
+ * view (`read`); where it crosses chunks, ChunkedBytes of them, never joined — unless the frame
+ * is under half the bytes of the chunks it touches (a 200-byte frame across two 64 KiB chunks):
+ * that one is joined into its own buffer, so a crossing frame keeps at most twice its size
+ * alive. (A located frame keeps its whole chunk, as do the ~300 others in it.)
+ */
 export class ChunkReader {
   private j = 0;
   private base = 0;

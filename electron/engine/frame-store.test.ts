@@ -227,6 +227,9 @@ describe('FrameStore pages', () => {
 const located = (chunk: ArrayBuffer, at: number, n: number, offset = 0): InFrame =>
   new InFrame(offset, n, at, 0, 'response', 1, chunk, at, null);
 
+/** An empty frame: holding it needs no memory. */
+const NO_ROOM_NEEDED = Buffer.alloc(0);
+
 describe('FrameStore with frames located in their chunks', () => {
   const chunkOf = (text: string): ArrayBuffer => new Uint8Array(Buffer.from(text)).buffer;
 
@@ -287,6 +290,72 @@ describe('FrameStore with frames located in their chunks', () => {
     const s = store.add(info(), f);
     expect(store.heldBytes).toBe(a.byteLength + b.byteLength);
     expect(store.page(s.seq, 0, 100)?.data.toString()).toBe('{"a":1}');
+  });
+
+  it("gives a dropped crossing frame's chunks back, each once", () => {
+    const a = chunkOf('{"a":');
+    const b = chunkOf('1}\n{"b":2}\n');
+    const crossed = new ChunkedBytes([bufferView(a, 0, 5), bufferView(b, 0, 2)]);
+    const store = new FrameStore(a.byteLength + b.byteLength, 2);
+    store.add(info(), new InFrame(0, 7, 0, 0, 'response', 1, new ArrayBuffer(0), 0, crossed));
+    store.add(info(), located(b, 3, 7));
+    expect(store.heldBytes).toBe(a.byteLength + b.byteLength);
+    // Evicting the crossing frame lets `a` go; `b` stays, held by the second frame.
+    store.add(info(), NO_ROOM_NEEDED);
+    expect(store.heldBytes).toBe(b.byteLength);
+    expect(store.droppedBytes).toBe(7);
+  });
+
+  it('does not hold a frame whose chunk alone is over the budget, and keeps the others', () => {
+    const store = new FrameStore(100);
+    const small = store.add(info(), located(chunkOf('{"n":1}\n'), 0, 7));
+    const inBig = store.add(info(), located(chunkOf(`{"n":2}\n${' '.repeat(150)}`), 0, 7));
+    expect(inBig.held).toBe(false);
+    expect(inBig.preview).toBe('{"n":2}');
+    expect(small.held).toBe(true);
+    expect(store.heldBytes).toBe(8);
+  });
+
+  it('counts a dropped frame once, whether the budget or eviction lets it go', () => {
+    const store = new FrameStore(100, 2);
+    for (let i = 0; i < 3; i++) store.add(info(), own(80));
+    // The first went for the budget, the second for the budget; evicting their summaries
+    // counts nothing twice.
+    expect(store.droppedBytes).toBe(160);
+    expect(store.heldBytes).toBe(80);
+  });
+
+  it('releases a located chunk once its last frame is dropped', async () => {
+    setFlagsFromString('--expose-gc');
+    const gc = runInNewContext('gc') as () => void;
+    const store = new FrameStore(1 << 30, 1);
+    let chunk: ArrayBuffer | null = chunkOf(`{"a":1}\n`.repeat(1000));
+    const ref = new WeakRef(chunk);
+    store.add(info(), located(chunk, 0, 7));
+    store.add(info(), located(chunk, 8, 7));
+    chunk = null;
+    store.add(info(), own(10)); // evicts the second summary: the chunk has no frame left
+    for (let i = 0; i < 5 && ref.deref() !== undefined; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 0));
+      gc();
+    }
+    expect(ref.deref()).toBeUndefined();
+  });
+
+  it('holds a located empty frame without its chunk', () => {
+    const store = new FrameStore();
+    const s = store.add(info(), located(chunkOf('\n'), 0, 0));
+    expect(s.held).toBe(true);
+    expect(store.heldBytes).toBe(0);
+    expect(store.page(s.seq, 0, 10)?.length).toBe(0);
+  });
+
+  it("copies an outgoing message that shares Node's pool, counting only its own bytes", () => {
+    const store = new FrameStore();
+    const pooled = Buffer.from('x'.repeat(3000)); // under Buffer.poolSize / 2: from the pool
+    expect(pooled.buffer.byteLength).toBeGreaterThan(6000);
+    store.add(info({ dir: 'out', offset: null }), pooled);
+    expect(store.heldBytes).toBe(3000);
   });
 
   it('does not hold a located frame over the budget, but previews it', () => {

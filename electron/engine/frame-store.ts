@@ -7,7 +7,8 @@
  * out whole) and the trace recorder.
  *
  * Bounded twice: at most `maxSummaries` summaries (oldest evicted, counted) and at most
- * `maxBytes` of frame bytes (oldest bytes dropped first, summary kept and marked).
+ * `maxBytes` of memory held for frame bytes — the buffers they lie in, each counted once (oldest
+ * bytes dropped first, summary kept and marked).
  */
 import { createHash } from 'node:crypto';
 import type { FrameSummary } from '../../shared/frames.js';
@@ -63,15 +64,16 @@ export class FrameStore {
   private nextSeq = 1;
   /**
    * The memory the held frames keep alive: each buffer they lie in, counted once however many
-   * frames it holds (`pins`: frames per buffer). Frames main received lie in the chunks they
+   * frames it holds (`pins`: frames per buffer, and its size when first held). Frames main received lie in the chunks they
    * were transferred in, ~300 small frames to a chunk: the store keeps the chunk, not a copy
    * of each frame (a Buffer each: main's time in a 200,000-notification flood went from ~410
    * to ~340 ms without them).
    */
   heldBytes = 0;
-  private readonly pins = new Map<ArrayBuffer, number>();
+  private readonly pins = new Map<ArrayBuffer, { frames: number; size: number }>();
   evictedSummaries = 0;
-  /** Frame bytes dropped for the budget or with evicted summaries. */
+  /** Frame bytes (not buffer bytes, as heldBytes) dropped for the budget or with evicted
+   *  summaries. */
   droppedBytes = 0;
 
   constructor(
@@ -102,13 +104,26 @@ export class FrameStore {
     };
     const s: Stored = { summary, cut: null, buf: null, at: 0 };
     this.items.push(s);
-    // A frame larger than the whole budget is never held: its preview now.
+    // A frame whose memory is larger than the whole budget is never held (it would push out
+    // every other frame, then itself): its preview now.
     if (summary.bytes > this.maxBytes) summary.preview = previewText(located ? data.data : data);
-    else this.hold(s, data);
+    else {
+      this.hold(s, data);
+      if (this.adds(s) > this.maxBytes) {
+        summary.preview = previewText(bytesOf(s) as FrameBytes);
+        s.cut = null;
+        s.buf = null;
+      } else {
+        this.pinAll(s, 1);
+        summary.held = true;
+      }
+    }
     this.trim();
     return summary;
   }
 
+  /** Where `s`'s bytes lie: the chunk of a located frame, else its bytes (copied when they
+   *  share a buffer more than twice their size). */
   private hold(s: Stored, data: FrameBytes | InFrame): void {
     if (s.summary.bytes === 0) s.cut = NO_BYTES;
     else if (data instanceof InFrame && data.cut === null) {
@@ -118,30 +133,52 @@ export class FrameStore {
       const cut = data instanceof InFrame ? (data.cut as FrameBytes) : data;
       // Bytes handed over in a buffer more than twice their size (Node's pool: an outgoing
       // message) are copied, so the buffer they shared is not kept for them. (A chunked frame
-      // is made of whole transferred chunks: held as it is.)
+      // lies in transferred chunks, the inner ones its own, the first and last shared with its
+      // neighbours: held as it is, each chunk counted once.)
       s.cut =
         !(cut instanceof ChunkedBytes) && cut.byteLength * 2 < cut.buffer.byteLength
           ? ownCopy(cut)
           : cut;
     }
-    this.pinAll(s, 1);
-    s.summary.held = true;
+  }
+
+  /** The bytes holding `s` would add: its buffers not held already. */
+  private adds(s: Stored): number {
+    let n = 0;
+    this.eachBuffer(s, (ab) => {
+      if (!this.pins.has(ab as ArrayBuffer)) n += ab.byteLength;
+    });
+    return n;
+  }
+
+  private eachBuffer(s: Stored, f: (ab: ArrayBufferLike) => void): void {
+    if (s.buf !== null) f(s.buf);
+    else if (s.cut instanceof ChunkedBytes) for (const c of s.cut.chunks) f(c.buffer);
+    else if (s.cut !== null) f(s.cut.buffer);
   }
 
   /** Counts `s`'s buffers held (`by` 1) or let go (`by` -1). */
   private pinAll(s: Stored, by: 1 | -1): void {
+    // The common case without a closure: a frame located in its chunk.
     if (s.buf !== null) this.pin(s.buf, by);
-    else if (s.cut instanceof ChunkedBytes) for (const c of s.cut.chunks) this.pin(c.buffer, by);
-    else if (s.cut !== null) this.pin(s.cut.buffer, by);
+    else this.eachBuffer(s, (ab) => this.pin(ab, by));
   }
 
   private pin(ab: ArrayBufferLike, by: 1 | -1): void {
     const key = ab as ArrayBuffer;
-    const n = (this.pins.get(key) ?? 0) + by;
-    if (n > 0) this.pins.set(key, n);
-    else this.pins.delete(key);
-    if (n === 1 && by === 1) this.heldBytes += ab.byteLength;
-    if (n === 0) this.heldBytes -= ab.byteLength;
+    const p = this.pins.get(key);
+    if (p === undefined) {
+      if (by === 1) {
+        // Its size as counted now, subtracted as counted (whatever became of the buffer).
+        this.pins.set(key, { frames: 1, size: ab.byteLength });
+        this.heldBytes += ab.byteLength;
+      }
+      return;
+    }
+    p.frames += by;
+    if (p.frames > 0) return;
+    this.pins.delete(key);
+    this.heldBytes -= p.size;
   }
 
   /** Lets `s`'s bytes go (its summary stays). */
