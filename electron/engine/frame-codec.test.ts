@@ -2,7 +2,8 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { FRAME_KIND_LIST } from '../../shared/frames.js';
 import { ChunkReader } from './frame-bytes.js';
-import { decodeFrames, decodeMetas, encodeMetas, MetaColumns } from './frame-codec.js';
+import { encodeMetas, MetaColumns } from './frame-codec.js';
+import { decodeFrames, decodeMetas } from './in-frame.js';
 import type { FrameKind, FrameMeta } from './worker-protocol.js';
 
 const kinds: readonly FrameKind[] = FRAME_KIND_LIST;
@@ -20,7 +21,7 @@ const meta = fc.record(
       fc.string(),
       fc.constant(null),
     ),
-    method: fc.string(),
+    method: fc.oneof(fc.string(), fc.constant('notifications/progress')),
     error: fc.record({ code: fc.integer(), message: fc.string() }),
     progressToken: fc.oneof(fc.string(), fc.integer()),
     progress: fc.double({ noNaN: true }),
@@ -74,6 +75,73 @@ describe('frame metadata codec', () => {
     cols.reset(); // the next batch: nothing shared with this one
     add({ kind: 'notification', method: 'a' }, 0);
     expect(cols.take().extras.values[0]).not.toBe(extraOf(0));
+  });
+
+  it('carries progress notifications as columns, exactly, through slices and a real clone', () => {
+    // Mostly progress notifications that carry nothing else (the columns' case), among frames
+    // that carry more: an id, a problem, another method, another kind.
+    const progressMeta = fc
+      .tuple(
+        fc.record({
+          offset: fc.nat(),
+          bytes: fc.nat(),
+          start: fc.nat(),
+          t: fc.double({ noNaN: true, noDefaultInfinity: true }),
+          kind: fc.constantFrom<FrameKind>('notification', 'notification', 'request'),
+          method: fc.constantFrom('notifications/progress', 'notifications/progress', 'x/y'),
+          id: fc.oneof(fc.integer(), fc.string()),
+          progressToken: fc.oneof(fc.string(), fc.integer()),
+          progress: fc.double({ noNaN: true }),
+          total: fc.double({ noNaN: true }),
+          problem: fc.string(),
+        }),
+        // An id or a problem only when listed here; progress fields unless listed.
+        fc.array(fc.constantFrom('id', 'problem', 'progressToken', 'progress', 'total')),
+      )
+      .map(([m, toggled]) => {
+        const out: Partial<typeof m> = { ...m };
+        for (const k of ['id', 'problem'] as const) if (!toggled.includes(k)) delete out[k];
+        for (const k of ['progressToken', 'progress', 'total'] as const) {
+          if (toggled.includes(k)) delete out[k];
+        }
+        return out;
+      });
+    fc.assert(
+      fc.property(fc.array(progressMeta, { maxLength: 40 }), fc.nat(), (metas, cut) => {
+        const cols = MetaColumns.from(encodeMetas(metas as FrameMeta[]));
+        const a = cut % (metas.length + 1);
+        for (const [from, to] of [
+          [0, metas.length],
+          [0, a],
+          [a, metas.length],
+        ]) {
+          const e = structuredClone(cols.take(from, to));
+          expect(decodeMetas(e)).toEqual(metas.slice(from, to));
+        }
+      }),
+    );
+  });
+
+  it('a progress flood posts no object per frame', () => {
+    const cols = new MetaColumns(8);
+    for (let i = 0; i < 1000; i++) {
+      const c = { kind: 'notification' as const, method: 'notifications/progress' };
+      cols.push({ ...c, progressToken: 'tok', progress: i, total: 1000 }, i * 90, 89, i * 90, i);
+    }
+    const e = cols.take();
+    expect(e.extras.values).toEqual([]);
+    expect(e.extras.progress?.rows.length).toBe(1000);
+    expect(decodeMetas(e)[999]).toEqual({
+      offset: 999 * 90,
+      bytes: 89,
+      start: 999 * 90,
+      t: 999,
+      kind: 'notification',
+      method: 'notifications/progress',
+      progressToken: 'tok',
+      progress: 999,
+      total: 1000,
+    });
   });
 
   it('take writes into handed-back buffers when they are large enough, else into new ones', () => {

@@ -13,8 +13,8 @@ import type { SessionConfig } from '../../shared/session-config.js';
 import { unpackedPath } from './asar-path.js';
 import { buildChildEnv } from './child-env.js';
 import { ChunkReader } from './frame-bytes.js';
-import { decodeFrames, type MetaBuffers } from './frame-codec.js';
-import type { InFrame } from './in-frame.js';
+import type { MetaBuffers } from './frame-codec.js';
+import { decodeFrames, type InFrame } from './in-frame.js';
 import type {
   ExitInfo,
   FromWorker,

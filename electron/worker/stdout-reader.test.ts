@@ -2,9 +2,9 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { type Classified, classifyFrameByParse } from '../engine/classify.js';
 import { ChunkReader, type FrameBytes } from '../engine/frame-bytes.js';
-import { decodeFrames, type LineRows } from '../engine/frame-codec.js';
+import type { LineRows } from '../engine/frame-codec.js';
 import { createFramer } from '../engine/framer.js';
-import type { InFrame } from '../engine/in-frame.js';
+import { decodeFrames, type InFrame } from '../engine/in-frame.js';
 import { Outbox } from './outbox.js';
 import { StdoutReader } from './stdout-reader.js';
 
@@ -88,6 +88,16 @@ const line = fc.oneof(
   fc
     .record({ id: fc.oneof(fc.string(), fc.nat()), method: fc.constantFrom('ping', 'x/y') })
     .map((m) => JSON.stringify({ jsonrpc: '2.0', ...m })),
+  fc
+    .record(
+      {
+        progressToken: fc.oneof(fc.string(), fc.nat()),
+        progress: fc.double(),
+        total: fc.nat(),
+      },
+      { requiredKeys: [] },
+    )
+    .map((params) => JSON.stringify({ jsonrpc: '2.0', method: 'notifications/progress', params })),
   fc.constantFrom('', 'Server starting...', '{"jsonrpc":"2.0","id":1,"result":}', '\ufeff{}'),
   fc
     .nat({ max: 300_000 })
