@@ -91,10 +91,15 @@ export function classifyFrameByParse(frame: Buffer): Classified {
   if (frame.length === 0) return { kind: 'empty', problem: 'empty line' };
   if (!isUtf8(frame)) return { kind: 'parse-error', problem: 'not valid UTF-8' };
   let value: unknown;
+  // Only the message is read: no stack to capture makes a throw about half as costly.
+  const stackTraceLimit = Error.stackTraceLimit;
+  Error.stackTraceLimit = 0;
   try {
     value = JSON.parse(frame.toString('utf8'));
   } catch (e) {
     return { kind: 'parse-error', problem: shorten(e instanceof Error ? e.message : String(e)) };
+  } finally {
+    Error.stackTraceLimit = stackTraceLimit;
   }
   return classifyValue(value);
 }

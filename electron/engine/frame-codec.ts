@@ -148,6 +148,8 @@ export class MetaColumns {
    *  notification flood then posts each method once (structured clone keeps shared references)
    *  instead of an object per frame. Cleared with the columns (`reset`). */
   private readonly methodOnly = new Map<string, Extra>();
+  /** The same for frames that carry a problem and nothing else (a flood of stdout pollution). */
+  private readonly problemOnly = new Map<string, Extra>();
 
   constructor(capacity = 64) {
     this.num = new Float64Array(capacity * COLS);
@@ -159,6 +161,7 @@ export class MetaColumns {
     this.n = 0;
     this.extras = { rows: [], values: [] };
     this.methodOnly.clear();
+    this.problemOnly.clear();
   }
 
   /** Columns holding exactly the frames of `e` (copied). */
@@ -202,6 +205,23 @@ export class MetaColumns {
       if (shared === undefined) {
         shared = { method: c.method };
         this.methodOnly.set(c.method, shared);
+      }
+      this.extras.rows.push(i);
+      this.extras.values.push(shared);
+      return;
+    }
+    if (
+      c.problem !== undefined &&
+      c.method === undefined &&
+      c.id === undefined &&
+      c.error === undefined &&
+      c.progressToken === undefined
+    ) {
+      // A line that is not JSON (or not JSON-RPC): its problem alone, one object per wording.
+      let shared = this.problemOnly.get(c.problem);
+      if (shared === undefined) {
+        shared = { problem: c.problem };
+        this.problemOnly.set(c.problem, shared);
       }
       this.extras.rows.push(i);
       this.extras.values.push(shared);

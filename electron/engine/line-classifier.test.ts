@@ -181,6 +181,34 @@ describe('LineClassifier agrees with classifyFrameByParse', () => {
     }
   });
 
+  it('a non-JSON line seen before gets the same answer, told apart by its bytes alone', () => {
+    const lc = new LineClassifier();
+    // Repeats (the answer remembered), and lines that decode alike but differ in bytes: an
+    // invalid byte and the U+FFFD it decodes to; a line too long to remember.
+    const lines = [
+      Buffer.from('y'),
+      Buffer.from('y'),
+      Buffer.from([0x78, 0xff]),
+      Buffer.from('x\ufffd'),
+      Buffer.from([0x78, 0xff]),
+      Buffer.from('x\ufffd'),
+      Buffer.from(`{"a":${'1'.repeat(300)}`),
+      Buffer.from(`{"a":${'1'.repeat(300)}`),
+    ];
+    for (let round = 0; round < 2; round++) {
+      for (const line of lines) expect(lc.classify(line)).toEqual(classifyFrameByParse(line));
+    }
+    expect(lc.classify(lines[2]).problem).not.toBe(lc.classify(lines[3]).problem);
+  });
+
+  it('more distinct non-JSON lines than it remembers: each still exact', () => {
+    const lc = new LineClassifier();
+    for (let i = 0; i < 600; i++) {
+      const line = Buffer.from(`log ${i % 300} ${i < 300 ? 'a' : 'b'}`);
+      expect(lc.classify(line)).toEqual(classifyFrameByParse(line));
+    }
+  });
+
   it('whole lines never disturb a line arriving in pieces on the same classifier', () => {
     const lc = new LineClassifier();
     const line = b(

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { add, framesOf, make, own, postedFrames } from '../../test/fixtures/outbox-harness.js';
+import { SPILL_MAX_FRAMES } from './outbox.js';
 
 describe('Outbox credits', () => {
   it('posts no more frames than the frame credit allows', () => {
@@ -213,6 +214,19 @@ describe('Outbox spill', () => {
     expect(h.box.spillFrames).toBe(0);
     expect(h.box.spillBytes).toBe(0);
     expect(h.box.busy).toBe(false);
+  });
+
+  it('holds at most SPILL_MAX_FRAMES frames, however small', () => {
+    const h = make({ creditFrames: 1 });
+    const tiny = own('y\n'.repeat(1024));
+    for (let i = 0; i < SPILL_MAX_FRAMES + 10; i++) {
+      const at = (i % 1024) * 2;
+      h.box.addLine({ kind: 'parse-error', problem: 'y' }, tiny, at, at + 1, i * 2, 0);
+    }
+    expect(h.box.spillFrames).toBe(SPILL_MAX_FRAMES);
+    expect(h.box.droppedFrames).toBe(10);
+    expect(h.overloads).toBe(10);
+    expect(h.box.spillBytes).toBe(SPILL_MAX_FRAMES); // far under the byte bound
   });
 
   it('always accepts one frame into an empty spill, however large', () => {

@@ -35,6 +35,13 @@ const BATCH_FRAMES = 8192;
 const BATCH_BYTES = 4 * 1024 * 1024;
 /** Columns kept for reuse (batches queued for credits each hold their own). */
 const SPARE_COLUMNS = 4;
+/**
+ * Frames the spill holds at most, whatever their bytes: a server printing `y\n` as fast as it
+ * can (`yes`) filled 256 MiB of spill with 1-byte frames — millions of them, each with its
+ * metadata (~1.5 GB), that main then took ~12 s to route after the session's deadline. At
+ * ~4 µs a frame on main for such lines, this many take about a second.
+ */
+export const SPILL_MAX_FRAMES = 1 << 18;
 
 /** What classification says about a frame (its position is given apart). */
 export type FrameInfo = Omit<FrameMeta, 'offset' | 'bytes' | 'start' | 't'>;
@@ -128,9 +135,25 @@ export class Outbox {
     return Math.max(this.longestWaitMs, ongoing);
   }
 
+  /** Whether the spill has drained to half its bounds (an overload episode is over). */
+  get belowHalf(): boolean {
+    return (
+      this.spillBytes <= this.opts.spillMaxBytes / 2 && this.spillFrames <= SPILL_MAX_FRAMES / 2
+    );
+  }
+
+  /** Whether a frame of `bytes` would pass the spill's bounds. */
+  private full(bytes: number, frames = 1): boolean {
+    return (
+      this.spillFrames > 0 &&
+      (this.spillBytes + bytes > this.opts.spillMaxBytes ||
+        this.spillFrames + frames > SPILL_MAX_FRAMES)
+    );
+  }
+
   /** Whether a frame of `bytes` may enter the spill (else it was dropped, and counted). */
   private admit(bytes: number): boolean {
-    if (this.spillBytes + bytes > this.opts.spillMaxBytes && this.spillFrames > 0) {
+    if (this.full(bytes)) {
       if (!this.opts.onOverload()) {
         this.droppedFrames += 1;
         this.droppedBytes += bytes;
@@ -196,7 +219,7 @@ export class Outbox {
     t: number,
   ): void {
     const k = r1 - r0;
-    if (this.spillBytes + bytes > this.opts.spillMaxBytes) {
+    if (this.full(bytes, k)) {
       // The spill fills up inside the run: frame by frame, so the overload policy sees each.
       for (let r = r0; r < r1; r++) {
         const start = rows.startAt(r);

@@ -40,6 +40,8 @@ let readerMode = config.readerMode;
 let stopping = false;
 let stopped = false;
 let overloadPaused = false;
+/** The current overload episode was reported to main. */
+let overloadReported = false;
 let lastStdoutByteAt: number | null = null;
 let stdoutEnded = false;
 let stderrBytes = 0;
@@ -65,7 +67,10 @@ const outbox = new Outbox({
     post({ type: 'frames', metas, buffers }, transfer);
   },
   onOverload: () => {
-    post({ type: 'overload', policy: config.overloadPolicy, t: now() });
+    // Once an episode (the spill full, until it drains to half): with `drop`, every frame
+    // past the bound comes here, and a message each would flood main in turn.
+    if (!overloadReported) post({ type: 'overload', policy: config.overloadPolicy, t: now() });
+    overloadReported = true;
     if (config.overloadPolicy === 'pause') {
       overloadPaused = true;
       applyReading();
@@ -308,7 +313,10 @@ port.on('message', (msg: ToWorker) => {
     case 'credit':
       if (msg.spare) outbox.recycle(msg.spare);
       outbox.credit(msg.frames, msg.bytes);
-      if (overloadPaused && outbox.spillBytes <= config.spillMaxBytes / 2) overloadPaused = false;
+      if (outbox.belowHalf) {
+        overloadPaused = false;
+        overloadReported = false;
+      }
       // Batches held for credits go now; the open one as scheduleFlush paces it.
       if (outbox.readyToPost) outbox.flush();
       else scheduleFlush();

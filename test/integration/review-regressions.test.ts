@@ -3,6 +3,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { SessionManager } from '../../dist/electron/engine/session-manager.js';
+import { SPILL_MAX_FRAMES } from '../../dist/electron/worker/outbox.js';
 import type { HostEvent } from '../../dist/shared/host-api.js';
 import type { ProbeReport } from '../../dist/shared/report.js';
 import {
@@ -25,7 +26,50 @@ function onMessage(m) {
   else if (m.method === 'notifications/cancelled') process.exit(0);
 }`);
 
+/** Prints tiny non-JSON lines as fast as the pipe takes them, as `yes` does: a repeated `y`
+ *  and, between them, a counted log line that never repeats. */
+const tinyLineFlood = {
+  command: process.execPath,
+  args: [
+    '-e',
+    `let i = 0;
+     const more = () => {
+       for (;;) {
+         let s = '';
+         for (let k = 0; k < 2000; k++) s += k % 2 ? 'y\\n' : 'log ' + i++ + '\\n';
+         if (!process.stdout.write(s)) return process.stdout.once('drain', more);
+       }
+     };
+     more();`,
+  ],
+};
+
 describe('review regressions', () => {
+  it('a flood of tiny non-JSON lines: probe ends in its deadline plus the ladder, bounded', async () => {
+    // It once took 22 s and 1.5 GB for a 1 s probe: 1-byte frames filled a 256 MiB spill by
+    // the million, and each cost the worker a thrown SyntaxError.
+    const r = await runCli(
+      [
+        'probe',
+        '--json',
+        '--timeout-ms',
+        '1000',
+        '--',
+        tinyLineFlood.command,
+        ...tinyLineFlood.args,
+      ],
+      15_000,
+    );
+    expect(r.ms).toBeLessThan(1000 + 4000 + 2000); // deadline, ladder (1 + 1 + 2 s), start-up
+    const report = JSON.parse(r.stdout) as ProbeReport;
+    expect(report.metrics.parseErrors).toBe(report.metrics.frames);
+    expect(report.metrics.frames).toBeGreaterThan(100_000);
+    expect(report.metrics.dispatcherMaxDepth).toBeLessThanOrEqual(SPILL_MAX_FRAMES + 8192);
+    const codes = report.findings.map((f) => f.code);
+    expect(codes).toContain('stdout-pollution');
+    expect(codes).toContain('dispatch-overflow');
+  });
+
   it('probe --json still prints its report when the server exits on the cancellation', async () => {
     const r = await runCli([
       'probe',
