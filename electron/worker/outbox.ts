@@ -142,18 +142,18 @@ export class Outbox {
     );
   }
 
-  /** Whether a frame of `bytes` would pass the spill's bounds. */
-  private full(bytes: number, frames = 1): boolean {
+  /** Whether `frames` frames of `bytes` in all would pass the spill's bounds. */
+  private over(bytes: number, frames: number): boolean {
     return (
-      this.spillFrames > 0 &&
-      (this.spillBytes + bytes > this.opts.spillMaxBytes ||
-        this.spillFrames + frames > SPILL_MAX_FRAMES)
+      this.spillBytes + bytes > this.opts.spillMaxBytes ||
+      this.spillFrames + frames > SPILL_MAX_FRAMES
     );
   }
 
-  /** Whether a frame of `bytes` may enter the spill (else it was dropped, and counted). */
+  /** Whether a frame of `bytes` may enter the spill (else it was dropped, and counted). An
+   *  empty spill takes any one frame. */
   private admit(bytes: number): boolean {
-    if (this.full(bytes)) {
+    if (this.spillFrames > 0 && this.over(bytes, 1)) {
       if (!this.opts.onOverload()) {
         this.droppedFrames += 1;
         this.droppedBytes += bytes;
@@ -219,7 +219,7 @@ export class Outbox {
     t: number,
   ): void {
     const k = r1 - r0;
-    if (this.full(bytes, k)) {
+    if (this.over(bytes, k)) {
       // The spill fills up inside the run: frame by frame, so the overload policy sees each.
       for (let r = r0; r < r1; r++) {
         const start = rows.startAt(r);
