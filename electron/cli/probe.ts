@@ -151,7 +151,12 @@ async function flow(
   if (record && record.cancelledAt !== null && session.state === 'running') {
     await waitProducerStopped(session, sent.id, Math.max(1, remaining() - 200));
     const rec = await session.recover(Math.max(1, Math.min(2000, remaining() - 100)));
-    steps.push(`recovery ${rec.method}: ${rec.ok ? `${rec.latencyMs} ms` : 'failed'}`);
+    const verdict = rec.ok
+      ? `${rec.latencyMs} ms`
+      : session.recoveryAwaitsQueue
+        ? 'not dispatched in time (messages still queued in the host; judged when it drains)'
+        : 'failed';
+    steps.push(`recovery ${rec.method}: ${verdict}`);
   }
 }
 

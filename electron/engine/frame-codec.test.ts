@@ -77,6 +77,22 @@ describe('frame metadata codec', () => {
     expect(cols.take().extras.values[0]).not.toBe(extraOf(0));
   });
 
+  it('a batch carries one object per wording for frames that carry only a problem', () => {
+    const cols = new MetaColumns(8);
+    const add = (c: Parameters<MetaColumns['push']>[0], i: number) => cols.push(c, i, 1, i, 0);
+    add({ kind: 'parse-error', problem: 'p' }, 0);
+    add({ kind: 'parse-error', problem: 'p' }, 1);
+    add({ kind: 'parse-error', problem: 'q' }, 2);
+    add({ kind: 'invalid', problem: 'p', progress: 0 }, 3);
+    add({ kind: 'invalid', problem: 'p', id: 's' }, 4);
+    const e = cols.take();
+    const extraOf = (i: number) => e.extras.values[e.extras.rows.indexOf(i)];
+    expect(extraOf(0)).toBe(extraOf(1));
+    expect(extraOf(2)).toEqual({ problem: 'q' });
+    expect(extraOf(3)).toEqual({ problem: 'p', progress: 0 }); // more than a problem: its own
+    expect(extraOf(4)).toEqual({ id: 's', problem: 'p' });
+  });
+
   it('carries progress notifications as columns, exactly, through slices and a real clone', () => {
     // Mostly progress notifications that carry nothing else (the columns' case), among frames
     // that carry more: an id, a problem, another method, another kind.

@@ -191,14 +191,13 @@ export class MetaColumns {
       start,
       t,
     );
-    // Nothing beyond the columns but, at most, a method.
-    const methodAtMost =
-      (numericId || c.id === undefined) &&
+    const noMore =
       c.error === undefined &&
       c.progressToken === undefined &&
       c.progress === undefined &&
-      c.total === undefined &&
-      c.problem === undefined;
+      c.total === undefined;
+    // Nothing beyond the columns but, at most, a method.
+    const methodAtMost = (numericId || c.id === undefined) && noMore && c.problem === undefined;
     if (methodAtMost && c.method === undefined) return; // the bulk of a flood: a response
     if (methodAtMost && c.method !== undefined) {
       let shared = this.methodOnly.get(c.method);
@@ -210,13 +209,7 @@ export class MetaColumns {
       this.extras.values.push(shared);
       return;
     }
-    if (
-      c.problem !== undefined &&
-      c.method === undefined &&
-      c.id === undefined &&
-      c.error === undefined &&
-      c.progressToken === undefined
-    ) {
+    if (noMore && c.problem !== undefined && c.method === undefined && c.id === undefined) {
       // A line that is not JSON (or not JSON-RPC): its problem alone, one object per wording.
       let shared = this.problemOnly.get(c.problem);
       if (shared === undefined) {

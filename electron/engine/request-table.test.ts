@@ -223,16 +223,46 @@ describe('RequestTable timeouts', () => {
     expect(h.timeouts).toEqual([1]);
   });
 
-  it('a response after the timeout is late', () => {
+  it('a response after the timeout and its cancellation is late', () => {
     vi.useFakeTimers();
     const h = make();
     void add(h.table, 1, 0);
     h.table.armTimeout(1, 100, 0);
     vi.advanceTimersByTime(100);
+    const rec = h.table.get(1) as RequestRecord;
+    rec.cancelledAt = 100; // what the session does when it sends the cancellation
     const r = h.table.respond(1, resp(150));
     expect(r?.status).toBe('late');
     expect(r?.latencyMs).toBe(150);
     expect(h.late).toEqual([1]);
+  });
+
+  it('with no cancellation sent (initialize), a response after the timeout leaves it timed-out', () => {
+    vi.useFakeTimers();
+    const h = make();
+    void add(h.table, 1, 0);
+    h.table.armTimeout(1, 100, 0);
+    vi.advanceTimersByTime(100);
+    const r = h.table.respond(1, resp(150, 30));
+    expect(r?.status).toBe('timed-out');
+    expect(r?.latencyMs).toBe(150);
+    expect(r?.responseBytes).toBe(30);
+    expect(h.late).toEqual([]);
+    expect(h.changes).toEqual(['pending', 'timed-out', 'timed-out']);
+  });
+
+  it('an answer that arrived before the cancellation, held in the host queue, is not late', () => {
+    const h = make();
+    void add(h.table, 1, 0);
+    void add(h.table, 2, 0);
+    h.table.markCancelled(1, 100, 'user');
+    h.table.markCancelled(2, 100, 'timeout');
+    // Dispatched after the cancellation, but here (t) before it: answered in time.
+    expect(h.table.respond(1, resp(90))?.status).toBe('completed');
+    const failed = h.table.respond(2, resp(100, 50, { code: -1, message: 'no' }));
+    expect(failed?.status).toBe('failed');
+    expect(failed?.latencyMs).toBe(100);
+    expect(h.late).toEqual([]);
   });
 
   it('a completed request never times out', () => {

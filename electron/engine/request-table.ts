@@ -144,8 +144,16 @@ export class RequestTable {
     if (r.status === 'pending') {
       this.finish(e, info.error ? 'failed' : 'completed', info.data);
     } else if (r.status === 'cancelled' || r.status === 'timed-out') {
-      r.status = 'late';
-      this.hooks.onLate(r);
+      // Late is an answer that arrived after a cancellation (DESIGN.md). One that was here
+      // first, waiting in the host's own queue when the cancellation went, was answered in time:
+      // completed (or failed). With no cancellation sent (a timed-out initialize) the request
+      // stays timed-out, its answer recorded.
+      if (r.cancelledAt !== null && info.t > r.cancelledAt) {
+        r.status = 'late';
+        this.hooks.onLate(r);
+      } else if (r.cancelledAt !== null) {
+        r.status = info.error ? 'failed' : 'completed';
+      }
       this.hooks.onChange(r);
     }
     return r;

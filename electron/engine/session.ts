@@ -62,6 +62,8 @@ export class Session extends EventEmitter<SessionEvents> {
   readonly findings: FindingsEngine;
   readonly requests: RequestTable;
   recovery: RecoveryResult | null = null;
+  /** A recovery probe timed out while the host queue held messages: judged once it drains. */
+  private recoveryPending: RequestRecord | null = null;
   private readonly transport: Transport;
   private readonly dispatcher: Dispatcher;
   private readonly router: InboundRouter;
@@ -301,8 +303,11 @@ export class Session extends EventEmitter<SessionEvents> {
       `${s.lastStdoutByteAt === null ? 'never' : `${Math.round(s.t - s.lastStdoutByteAt)} ms ago`}, ` +
       `${r.progressCount} progress notifications, reader ${this.readerMode}, ` +
       `dispatcher depth ${s.dispatcherDepth}, stdin wait ${Math.round(this.metrics.latest.stdinWaitMs)} ms`;
-    r.cancelledAt = this.now();
-    r.cancelReason = 'timeout';
+    // No cancellation for initialize (DESIGN.md): nothing for a later answer to be late after.
+    if (r.method !== 'initialize') {
+      r.cancelledAt = this.now();
+      r.cancelReason = 'timeout';
+    }
     this.findings.raise(
       'request-timed-out',
       `request ${String(r.id)} (${r.method}) timed out after ${Math.round(s.t - r.sentAt)} ms; ` +
@@ -327,13 +332,33 @@ export class Session extends EventEmitter<SessionEvents> {
     if (this.state !== 'running') return { method, ok: false, latencyMs: null };
     const { done } = this.send(method, undefined, { timeoutMs });
     const { record } = await done;
+    this.recovery = { method, ok: false, latencyMs: null };
+    // Timed out with messages still queued in the host: its answer may be among them, here in
+    // time. The verdict waits for the queue (stop drains it): the probe tests the server; a
+    // slow host queue is host-queue-stalled's to say.
+    if (record.status === 'timed-out' && this.hostBacklog() > 0) this.recoveryPending = record;
+    else this.judgeRecovery(record);
+    return this.recovery;
+  }
+
+  /** The recovery probe timed out behind queued messages: its verdict waits for the queue. */
+  get recoveryAwaitsQueue(): boolean {
+    return this.recoveryPending !== null;
+  }
+
+  private hostBacklog(): number {
+    return this.dispatcher.depth + (this.transport.lastCounters?.spillFrames ?? 0);
+  }
+
+  private judgeRecovery(record: RequestRecord): void {
+    this.recoveryPending = null;
+    const method = record.method;
     const ok = record.status === 'completed';
-    const result = {
+    this.recovery = {
       method,
       ok,
       latencyMs: record.latencyMs === null ? null : round1(record.latencyMs),
     };
-    this.recovery = result;
     if (!ok || (record.latencyMs ?? 0) > this.config.budgets.recoveryMs) {
       this.findings.raise(
         'slow-recovery',
@@ -343,7 +368,6 @@ export class Session extends EventEmitter<SessionEvents> {
         this.now(),
       );
     }
-    return result;
   }
 
   /** Re-sends a past request with a new id. */
@@ -432,6 +456,7 @@ export class Session extends EventEmitter<SessionEvents> {
     if (this.state !== 'failed') this.setState('stopping');
     const result: StopResult = await this.transport.stop('session stop');
     this.dispatcher.stop();
+    if (this.recoveryPending) this.judgeRecovery(this.recoveryPending);
     if (result.exit && !this.exit) this.exit = result.exit;
     if (this.stderr.droppedBytes > 0) {
       this.findings.raise(
