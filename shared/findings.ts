@@ -85,7 +85,8 @@ export const FINDING_EXPLANATIONS: Record<FindingCode, string> = {
   'slow-recovery':
     'The small probe sent after a cancellation was slow or failed: the session did not recover.',
   'request-timed-out':
-    'A request passed its timeout; a cancellation was sent. A timeout in a UI is not a cancellation.',
+    'A request passed its timeout; a cancellation was sent (never for initialize). A timeout in a ' +
+    'UI is not a cancellation.',
   'dispatch-overflow':
     'The consumer fell so far behind that the overload policy dropped or paused input (counted).',
   'stderr-dropped':

@@ -44,7 +44,60 @@ const tinyLineFlood = {
   ],
 };
 
+/** Answers initialize after 1.2 s, past a 1 s probe's deadline but inside its stop ladder (it
+ *  stays 1.5 s after stdin closes). */
+const slowInitialize = inlineServer(`
+process.stdin.removeAllListeners('end');
+process.stdin.on('end', () => setTimeout(() => process.exit(0), 1500));
+function onMessage(m) {
+  if (m.method === 'initialize') setTimeout(() => reply(m.id, { protocolVersion: m.params.protocolVersion, capabilities: {}, serverInfo: { name: 'slow', version: '1' } }), 1200);
+}`);
+
 describe('review regressions', () => {
+  it('an initialize answered after its timeout stays timed-out: no cancellation, so not late', async () => {
+    const r = await runCli([
+      'probe',
+      '--json',
+      '--timeout-ms',
+      '1000',
+      '--',
+      slowInitialize.command,
+      ...slowInitialize.args,
+    ]);
+    const report = JSON.parse(r.stdout) as ProbeReport;
+    const init = report.requests.find((q) => q.method === 'initialize');
+    expect(init?.status).toBe('timed-out');
+    expect(init?.latencyMs).toBeGreaterThan(1000); // answered, and recorded
+    expect(report.metrics.cancellationsSent).toBe(0);
+    expect(report.metrics.lateResponses).toBe(0);
+    expect(report.findings.map((f) => f.code)).not.toContain('cancel-ignored');
+  });
+
+  it('answers held in a slow host queue are not blamed on the server', async () => {
+    // 50 ms a message behind a notification flood: the tools/call answer and the recovery
+    // ping arrive in time but are dispatched after their timeouts.
+    const r = await runCli([
+      'probe',
+      '--json',
+      '--demo',
+      'notification-flood',
+      '--consumer-delay-ms',
+      '50',
+      '--timeout-ms',
+      '2000',
+    ]);
+    const report = JSON.parse(r.stdout) as ProbeReport;
+    const codes = report.findings.map((f) => f.code);
+    expect(codes).toContain('host-queue-stalled');
+    expect(codes).not.toContain('cancel-ignored');
+    expect(codes).not.toContain('slow-recovery');
+    const call = report.requests.find((q) => q.method === 'tools/call');
+    expect(call?.status).toBe('completed');
+    expect(call?.latencyMs).toBeLessThan(1000);
+    expect(report.recovery?.ok).toBe(true);
+    expect(report.metrics.lateResponses).toBe(0);
+  });
+
   it('a flood of tiny non-JSON lines: probe ends in its deadline plus the ladder, bounded', async () => {
     // It once took 22 s and 1.5 GB for a 1 s probe: 1-byte frames filled a 256 MiB spill by
     // the million, and each cost the worker a thrown SyntaxError.
