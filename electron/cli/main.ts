@@ -60,9 +60,19 @@ interface ProbeFlags {
 }
 
 async function probeCommand(argv: string[], flags: ProbeFlags, cmd: Command): Promise<number> {
-  if (flags.args !== undefined && !flags.call && !flags.demo)
-    throw new UsageError('--args needs --call');
   const given = (name: string): boolean => cmd.getOptionValueSource(name) === 'cli';
+  // What acts on the call (DESIGN.md: --reader and --consumer-delay-ms from the call on) means
+  // nothing without one: say so rather than drop it.
+  if (!flags.call && !flags.demo) {
+    const needsCall = [
+      ['args', '--args'],
+      ['cancelAfterMs', '--cancel-after-ms'],
+      ['cancelAfterBytes', '--cancel-after-bytes'],
+      ['reader', '--reader'],
+      ['consumerDelayMs', '--consumer-delay-ms'],
+    ].find(([name]) => given(name));
+    if (needsCall) throw new UsageError(`${needsCall[1]} needs --call`);
+  }
   const explicit: ExplicitProbeFlags = {
     call: flags.call,
     callArgs: flags.args === undefined ? undefined : parseCallArgs(flags.args),
