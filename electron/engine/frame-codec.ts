@@ -200,24 +200,12 @@ export class MetaColumns {
     const methodAtMost = (numericId || c.id === undefined) && noMore && c.problem === undefined;
     if (methodAtMost && c.method === undefined) return; // the bulk of a flood: a response
     if (methodAtMost && c.method !== undefined) {
-      let shared = this.methodOnly.get(c.method);
-      if (shared === undefined) {
-        shared = { method: c.method };
-        this.methodOnly.set(c.method, shared);
-      }
-      this.extras.rows.push(i);
-      this.extras.values.push(shared);
+      this.pushShared(i, this.methodOnly, 'method', c.method);
       return;
     }
     if (noMore && c.problem !== undefined && c.method === undefined && c.id === undefined) {
       // A line that is not JSON (or not JSON-RPC): its problem alone, one object per wording.
-      let shared = this.problemOnly.get(c.problem);
-      if (shared === undefined) {
-        shared = { problem: c.problem };
-        this.problemOnly.set(c.problem, shared);
-      }
-      this.extras.rows.push(i);
-      this.extras.values.push(shared);
+      this.pushShared(i, this.problemOnly, 'problem', c.problem);
       return;
     }
     if (
@@ -244,6 +232,22 @@ export class MetaColumns {
     if (c.progress !== undefined) extra.progress = c.progress;
     if (c.total !== undefined) extra.total = c.total;
     if (c.problem !== undefined) extra.problem = c.problem;
+    this.extras.rows.push(i);
+    this.extras.values.push(extra);
+  }
+
+  /** Row i carries `{ [field]: value }` and nothing else: one object per value and batch. */
+  private pushShared(
+    i: number,
+    shared: Map<string, Extra>,
+    field: 'method' | 'problem',
+    value: string,
+  ): void {
+    let extra = shared.get(value);
+    if (extra === undefined) {
+      extra = { [field]: value };
+      shared.set(value, extra);
+    }
     this.extras.rows.push(i);
     this.extras.values.push(extra);
   }

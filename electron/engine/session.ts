@@ -22,6 +22,7 @@ import { Dispatcher } from './dispatcher.js';
 import { FindingsEngine } from './findings-engine.js';
 import { FrameStore } from './frame-store.js';
 import { InboundRouter, type PollutionEntry } from './inbound-router.js';
+import { RecoveryVerdict } from './recovery-verdict.js';
 import { RequestTable } from './request-table.js';
 import { SessionMetrics } from './session-metrics.js';
 import {
@@ -61,9 +62,7 @@ export class Session extends EventEmitter<SessionEvents> {
   readonly pollution: PollutionEntry[] = [];
   readonly findings: FindingsEngine;
   readonly requests: RequestTable;
-  recovery: RecoveryResult | null = null;
-  /** A recovery probe timed out while the host queue held messages: judged once it drains. */
-  private recoveryPending: RequestRecord | null = null;
+  private readonly recoveryVerdict: RecoveryVerdict;
   private readonly transport: Transport;
   private readonly dispatcher: Dispatcher;
   private readonly router: InboundRouter;
@@ -89,6 +88,9 @@ export class Session extends EventEmitter<SessionEvents> {
     this.frames = new FrameStore(options.frameStoreBytes);
     this.findings = new FindingsEngine(this.config.budgets, (f, isNew) =>
       this.emit('finding', f, isNew),
+    );
+    this.recoveryVerdict = new RecoveryVerdict(this.findings, this.config.budgets.recoveryMs, () =>
+      this.now(),
     );
     this.requests = new RequestTable({
       onChange: (r) => this.emit('request', r),
@@ -332,42 +334,21 @@ export class Session extends EventEmitter<SessionEvents> {
     if (this.state !== 'running') return { method, ok: false, latencyMs: null };
     const { done } = this.send(method, undefined, { timeoutMs });
     const { record } = await done;
-    this.recovery = { method, ok: false, latencyMs: null };
-    // Timed out with messages still queued in the host: its answer may be among them, here in
-    // time. The verdict waits for the queue (stop drains it): the probe tests the server; a
-    // slow host queue is host-queue-stalled's to say.
-    if (record.status === 'timed-out' && this.hostBacklog() > 0) this.recoveryPending = record;
-    else this.judgeRecovery(record);
-    return this.recovery;
+    return this.recoveryVerdict.settle(record, this.hostBacklog());
+  }
+
+  /** The recovery probe's result (its verdict may wait for the host queue: RecoveryVerdict). */
+  get recovery(): RecoveryResult | null {
+    return this.recoveryVerdict.result;
   }
 
   /** The recovery probe timed out behind queued messages: its verdict waits for the queue. */
   get recoveryAwaitsQueue(): boolean {
-    return this.recoveryPending !== null;
+    return this.recoveryVerdict.awaitsQueue;
   }
 
   private hostBacklog(): number {
     return this.dispatcher.depth + (this.transport.lastCounters?.spillFrames ?? 0);
-  }
-
-  private judgeRecovery(record: RequestRecord): void {
-    this.recoveryPending = null;
-    const method = record.method;
-    const ok = record.status === 'completed';
-    this.recovery = {
-      method,
-      ok,
-      latencyMs: record.latencyMs === null ? null : round1(record.latencyMs),
-    };
-    if (!ok || (record.latencyMs ?? 0) > this.config.budgets.recoveryMs) {
-      this.findings.raise(
-        'slow-recovery',
-        ok
-          ? `recovery ${method} took ${Math.round(record.latencyMs ?? 0)} ms (budget ${this.config.budgets.recoveryMs} ms)`
-          : `recovery ${method} did not complete (${record.status})`,
-        this.now(),
-      );
-    }
   }
 
   /** Re-sends a past request with a new id. */
@@ -456,7 +437,7 @@ export class Session extends EventEmitter<SessionEvents> {
     if (this.state !== 'failed') this.setState('stopping');
     const result: StopResult = await this.transport.stop('session stop');
     this.dispatcher.stop();
-    if (this.recoveryPending) this.judgeRecovery(this.recoveryPending);
+    this.recoveryVerdict.flush();
     if (result.exit && !this.exit) this.exit = result.exit;
     if (this.stderr.droppedBytes > 0) {
       this.findings.raise(
@@ -476,10 +457,6 @@ export class Session extends EventEmitter<SessionEvents> {
     if (this.state !== 'failed') this.setState('stopped');
     this.removeAllListeners('tick');
   }
-}
-
-function round1(n: number): number {
-  return Math.round(n * 10) / 10;
 }
 
 function spawnMessage(command: string, e: { code: string; message: string }): string {
