@@ -112,6 +112,18 @@ export function groupMembers(pgid: number): ProcInfo[] {
   return processTable().filter((p) => p.pgrp === pgid && p.state !== 'Z');
 }
 
+/**
+ * After a stop, no process of the group is left. Its last ones may still be tearing down for a
+ * moment: a process closes its files (the pipe's EOF, which ends the stop) before it becomes a
+ * zombie, and under a loaded suite that window showed once. Bounded wait, then none may be left.
+ */
+export async function expectGroupGone(pgid: number, ms = 2000): Promise<void> {
+  await waitFor(() => groupMembers(pgid).length === 0, ms, `process group ${pgid} gone`).catch(
+    () => {},
+  );
+  expect(groupMembers(pgid)).toEqual([]);
+}
+
 /** Live (non-zombie) children of this test process. */
 export function childrenOfThisProcess(): ProcInfo[] {
   return processTable().filter((p) => p.ppid === process.pid && p.state !== 'Z');

@@ -14,6 +14,7 @@ import { SessionError } from '../../dist/electron/engine/session.js';
 import type { ProbeReport } from '../../dist/shared/report.js';
 import {
   collectStderr,
+  expectGroupGone,
   expectNothingLeftBehind,
   expectReportByteInvariant,
   groupMembers,
@@ -56,7 +57,7 @@ describe('stop ladder', () => {
     expect(took).toBeGreaterThanOrEqual(550);
     expect(took).toBeLessThan(3000);
     expect(isAlive(pid)).toBe(false);
-    expect(groupMembers(pid)).toEqual([]);
+    await expectGroupGone(pid);
     expect(session.findings.has('server-exited')).toBe(false);
   });
 
@@ -70,7 +71,7 @@ describe('stop ladder', () => {
 
     await withTimeout(session.stop(), 6000, 'stop');
     expect(session.exit?.signal).toBe('SIGKILL');
-    expect(groupMembers(pid)).toEqual([]);
+    await expectGroupGone(pid);
     expect(running(grandchild)).toBe(false);
     expect(session.counters()?.stdoutEnded).toBe(true);
   });
@@ -82,7 +83,7 @@ describe('stop ladder', () => {
     await waitFor(() => groupMembers(pid).length >= 2, 3000, 'sh and its sleep');
     await withTimeout(session.stop(), 5000, 'stop');
     expect(session.exit?.signal).toBe('SIGTERM');
-    expect(groupMembers(pid)).toEqual([]);
+    await expectGroupGone(pid);
   });
 });
 
