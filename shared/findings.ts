@@ -43,22 +43,33 @@ export interface LiveFinding extends Finding {
 
 /**
  * Findings as a report lists them: one per code, in order of first appearance, with the first
- * one's message and every episode of that code counted in (`(n times)`). `all`: each finding
- * (one per code, or per code and request) as last seen, oldest first.
+ * one's message and every episode of that code counted in (`(n times)`), naming the requests
+ * when they were several (the message names only the first). `all`: each finding (one per
+ * code, or per code and request) as last seen, oldest first.
  */
-export function foldByCode(all: readonly (Finding & { count: number })[]): Finding[] {
-  const byCode = new Map<FindingCode, { f: Finding; n: number }>();
+export function foldByCode(
+  all: readonly (Finding & { count: number; requestId?: string | number })[],
+): Finding[] {
+  const byCode = new Map<FindingCode, { f: Finding; n: number; requests: string[] }>();
   for (const f of all) {
-    const e = byCode.get(f.code);
+    let e = byCode.get(f.code);
     if (e) e.n += f.count;
-    else byCode.set(f.code, { f, n: f.count });
+    else byCode.set(f.code, (e = { f, n: f.count, requests: [] }));
+    if (f.requestId !== undefined) e.requests.push(String(f.requestId));
   }
-  return [...byCode.values()].map(({ f, n }) => ({
-    code: f.code,
-    level: f.level,
-    message: n > 1 ? `${f.message} (${n} times)` : f.message,
-  }));
+  return [...byCode.values()].map(({ f, n, requests }) => {
+    const listed = requests.slice(0, FOLD_REQUESTS_NAMED).join(', ');
+    const more = requests.length > FOLD_REQUESTS_NAMED ? ', …' : '';
+    const which = requests.length > 1 ? `, requests ${listed}${more}` : '';
+    return {
+      code: f.code,
+      level: f.level,
+      message: n > 1 ? `${f.message} (${n} times${which})` : f.message,
+    };
+  });
 }
+
+const FOLD_REQUESTS_NAMED = 5;
 
 /** Plain-words explanation of each code, for humans (CLI report, app findings panel). */
 export const FINDING_EXPLANATIONS: Record<FindingCode, string> = {

@@ -234,7 +234,11 @@ describe('FindingsEngine: raise and reports', () => {
     ]);
     expect(h.engine.forReport()).toEqual([
       { code: 'stdout-pollution', level: 'error', message: 'banner' },
-      { code: 'cancel-ignored', level: 'warn', message: 'request 1 answered late (3 times)' },
+      {
+        code: 'cancel-ignored',
+        level: 'warn',
+        message: 'request 1 answered late (3 times, requests 1, 2)',
+      },
     ]);
   });
 });
