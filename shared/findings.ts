@@ -54,7 +54,10 @@ export function foldByCode(
   for (const f of all) {
     let e = byCode.get(f.code);
     if (e) e.n += f.count;
-    else byCode.set(f.code, (e = { f, n: f.count, requests: [] }));
+    else {
+      e = { f, n: f.count, requests: [] };
+      byCode.set(f.code, e);
+    }
     if (f.requestId !== undefined) e.requests.push(String(f.requestId));
   }
   return [...byCode.values()].map(({ f, n, requests }) => {
