@@ -253,6 +253,7 @@ describe('formatHumanReport', () => {
     expect(text).toContain('stdout 3.00 MiB in 12 frame(s), largest 900 B; stderr 2.0 KiB');
     expect(text).toContain('parse errors 2, oversize 1, partial at EOF 17 B');
     expect(text).toContain('dispatcher wait 12.5 ms (max depth 4)');
+    expect(text).not.toContain('dropped by the overload policy'); // none dropped: no line
     expect(text).toContain('cancellations sent 1, late responses 1, process exits 1');
     expect(text).toMatch(/ {3}2 tools\/call +late +3000 ms, 64 B/);
     expect(text).toMatch(/ {3}3 ping +pending +-\n/);
@@ -265,6 +266,14 @@ describe('formatHumanReport', () => {
     expect(text).toContain(`  ${'y'.repeat(200)}…`);
     expect(text).not.toContain('y'.repeat(201));
     expect(text.endsWith('\n')).toBe(true);
+  });
+
+  it('counts the frames the overload policy dropped', () => {
+    const counters = { droppedFrames: 1234, droppedBytes: 5 * 1024 * 1024 };
+    const text = formatHumanReport(
+      outcome({ counters: counters as unknown as ReturnType<typeof outcome>['counters'] }),
+    );
+    expect(text).toContain('  dropped by the overload policy: 1234 frame(s), 5.00 MiB');
   });
 
   it('says when there are no findings, and shows a signal and a good recovery', () => {

@@ -41,6 +41,12 @@ export function formatHumanReport(o: ProbeOutcome): string {
   lines.push(
     `  dispatcher wait ${m.dispatcherWaitMs} ms (max depth ${m.dispatcherMaxDepth}); stdin ${bytes(m.stdinBytes)}, waited ${m.stdinWaitMs} ms`,
   );
+  const dropped = o.counters?.droppedFrames ?? 0;
+  if (dropped > 0) {
+    lines.push(
+      `  dropped by the overload policy: ${dropped} frame(s), ${bytes(o.counters?.droppedBytes ?? 0)}`,
+    );
+  }
   lines.push(
     `  cancellations sent ${m.cancellationsSent}, late responses ${m.lateResponses}, process exits ${m.processExits}`,
   );

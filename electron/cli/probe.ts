@@ -160,7 +160,8 @@ async function flow(
   }
 }
 
-/** Waits until the cancelled request is answered (late) or stdout has been quiet a while. */
+/** Waits until the cancelled request is answered (late, or in time but dispatched after the
+ *  cancellation) or stdout has been quiet a while. */
 async function waitProducerStopped(
   session: Session,
   id: number | string,
@@ -169,7 +170,7 @@ async function waitProducerStopped(
   const until = Date.now() + budgetMs;
   while (Date.now() < until) {
     const r = session.requests.get(id);
-    if (r?.status === 'late') return;
+    if (r !== undefined && r.responseBytes !== null) return;
     const m = session.liveMetrics();
     const quiet =
       m.msSinceLastStdoutByte === null || m.msSinceLastStdoutByte >= QUIET_AFTER_CANCEL_MS;

@@ -80,6 +80,17 @@ export class FindingsEngine {
     return f;
   }
 
+  /** Counts one more episode of a finding already raised (no request), keeping its message;
+   *  false when there is none yet. For floods: no message is built per episode. */
+  again(code: FindingCode, t: number): boolean {
+    const existing = this.findings.get(code);
+    if (!existing) return false;
+    existing.count += 1;
+    existing.lastAt = t;
+    this.onFinding(existing, false);
+    return true;
+  }
+
   has(code: FindingCode): boolean {
     for (const f of this.findings.values()) if (f.code === code) return true;
     return false;

@@ -101,6 +101,10 @@ export class InboundRouter {
   }
 
   private addPollution(f: Frame): void {
+    // Once the ledger is full, a flood of pollution (`yes`) only counts: no preview decoded and
+    // no message written for each line.
+    const ledgerFull = this.deps.pollution.length >= POLLUTION_LEDGER_MAX;
+    if (ledgerFull && this.deps.findings.again('stdout-pollution', f.t)) return;
     const preview = f.data.subarray(0, 120).toString('utf8');
     if (this.deps.pollution.length < POLLUTION_LEDGER_MAX) {
       this.deps.pollution.push({

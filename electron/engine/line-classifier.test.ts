@@ -181,10 +181,10 @@ describe('LineClassifier agrees with classifyFrameByParse', () => {
     }
   });
 
-  it('a non-JSON line seen before gets the same answer, told apart by its bytes alone', () => {
+  it('a non-JSON line seen before gets the same answer as the first time', () => {
     const lc = new LineClassifier();
-    // Repeats (the answer remembered), and lines that decode alike but differ in bytes: an
-    // invalid byte and the U+FFFD it decodes to; a line too long to remember.
+    // Repeats (the answer remembered), lines that decode alike but differ in bytes (an invalid
+    // byte is answered before any parse; U+FFFD is parsed), a line too long to remember.
     const lines = [
       Buffer.from('y'),
       Buffer.from('y'),

@@ -58,6 +58,29 @@ describe('RecoveryVerdict', () => {
     expect(codes()).toEqual([]);
   });
 
+  it('a verdict put off is given as soon as the answer is dispatched, to whoever waits', async () => {
+    const { verdict, codes } = make();
+    const record = ping('timed-out', null);
+    verdict.settle(record, 3);
+    const waited = verdict.verdict();
+    verdict.changed(ping('completed', 1)); // another request: nothing
+    expect(verdict.awaitsQueue).toBe(true);
+    record.status = 'completed';
+    record.latencyMs = 4;
+    record.responseBytes = 36;
+    verdict.changed(record);
+    expect(await waited).toEqual({ method: 'ping', ok: true, latencyMs: 4 });
+    expect(codes()).toEqual([]);
+  });
+
+  it('a second probe judges a first one still put off, as it stands', () => {
+    const { verdict, codes } = make();
+    verdict.settle(ping('timed-out', null), 3);
+    verdict.settle(ping('completed', 2), 0);
+    expect(codes()).toEqual(['slow-recovery']); // the first: never answered
+    expect(verdict.result).toEqual({ method: 'ping', ok: true, latencyMs: 2 });
+  });
+
   it('timed out behind queued messages and never answered: slow-recovery at the stop', () => {
     const { verdict, codes } = make();
     verdict.settle(ping('timed-out', null), 40);

@@ -6,8 +6,11 @@
  * callbacks given at construction (changes, unexpected responses, timeouts).
  *
  * States: pending → completed | failed | cancelled | timed-out; cancelled or timed-out → late
- * when a response still arrives (a race, or a server that ignores cancellation). A late response
- * is accepted and shown, never an error (HARDENING.md 12).
+ * when a response arrives after the cancellation (a race, or a server that ignores it). One that
+ * arrived before the cancellation but was dispatched after it (the host's own queue held it)
+ * was answered in time: → completed | failed. A timed-out initialize (no cancellation is ever
+ * sent for it) stays timed-out, its answer recorded. A late response is accepted and shown,
+ * never an error (HARDENING.md 12).
  */
 import {
   type JsonRpcId,

@@ -110,7 +110,9 @@ export class SessionManager {
       });
     },
     'session:recover': async (p) =>
-      this.with(p.sessionId, async (m) => ok(await m.session.recover())),
+      this.with(p.sessionId, async (m) =>
+        ok(await m.session.recover(undefined, { awaitQueue: true })),
+      ),
     'session:set-reader-mode': async (p) =>
       this.with(p.sessionId, async (m) => {
         m.session.setReaderMode(p.mode);

@@ -34,7 +34,7 @@ import {
 } from './session-types.js';
 import { StderrRing } from './stderr-ring.js';
 import { type StopResult, Transport } from './transport.js';
-import type { ExitInfo, WorkerCounters } from './worker-protocol.js';
+import { type ExitInfo, SPILL_MAX_FRAMES, type WorkerCounters } from './worker-protocol.js';
 
 export type { PollutionEntry } from './inbound-router.js';
 export type {
@@ -93,7 +93,10 @@ export class Session extends EventEmitter<SessionEvents> {
       this.now(),
     );
     this.requests = new RequestTable({
-      onChange: (r) => this.emit('request', r),
+      onChange: (r) => {
+        this.emit('request', r);
+        this.recoveryVerdict.changed(r);
+      },
       onTimeout: (r) => this.onRequestTimeout(r),
       onUnexpected: (id, why) =>
         this.findings.raise('unexpected-response', `response ${String(id)}: ${why}`, this.now()),
@@ -196,7 +199,8 @@ export class Session extends EventEmitter<SessionEvents> {
     t.on('overload', (o) => {
       this.findings.raise(
         'dispatch-overflow',
-        `worker spill full (${this.config.spillMaxBytes} bytes): policy ${o.policy}`,
+        `worker spill full: ${o.frames} frames, ${o.bytes} bytes held (bounds: ` +
+          `${this.config.spillMaxBytes} bytes, ${SPILL_MAX_FRAMES} frames); policy ${o.policy}`,
         o.t,
       );
       if (o.policy === 'terminate') void this.stop();
@@ -328,13 +332,24 @@ export class Session extends EventEmitter<SessionEvents> {
   /** The recovery probe: a small request that must complete fast after a cancellation. */
   async recover(
     timeoutMs = Math.max(this.config.budgets.recoveryMs * 5, 2000),
+    opts: { awaitQueue?: boolean } = {},
   ): Promise<RecoveryResult> {
     const method = this.config.recoveryMethod ?? 'ping';
     // A stopped session has nothing to recover; say so without blaming the server.
     if (this.state !== 'running') return { method, ok: false, latencyMs: null };
     const { done } = this.send(method, undefined, { timeoutMs });
     const { record } = await done;
-    return this.recoveryVerdict.settle(record, this.hostBacklog());
+    const now = this.recoveryVerdict.settle(record, this.hostBacklog());
+    // `awaitQueue` (the app): a verdict put off behind the host queue is waited for; the probe,
+    // bound to its deadline, takes the provisional one (the report has the final).
+    if (!opts.awaitQueue || !this.recoveryVerdict.awaitsQueue) return now;
+    // At most as long again: then it is judged as it stands.
+    const bound = setTimeout(() => this.recoveryVerdict.flush(), timeoutMs);
+    try {
+      return (await this.recoveryVerdict.verdict()) ?? now;
+    } finally {
+      clearTimeout(bound);
+    }
   }
 
   /** The recovery probe's result (its verdict may wait for the host queue: RecoveryVerdict). */
@@ -410,6 +425,8 @@ export class Session extends EventEmitter<SessionEvents> {
 
   private tick(): void {
     const m = this.liveMetrics();
+    // A recovery verdict put off behind the host queue: the queue is empty, so it is judged.
+    if (this.recoveryVerdict.awaitsQueue && this.hostBacklog() === 0) this.recoveryVerdict.flush();
     if (this.state === 'running') this.findings.evaluate(this.tickState());
     this.emit('tick', m);
   }

@@ -126,8 +126,21 @@ export type FromWorker =
   | { type: 'stderr'; data: Uint8Array; t: number }
   | { type: 'counters'; counters: WorkerCounters }
   | { type: 'write-done'; seq: number; waitedMs: number; error?: string }
-  | { type: 'overload'; policy: OverloadPolicy; t: number }
+  /** The spill reached a bound: what it held then (frames, their bytes). */
+  | { type: 'overload'; policy: OverloadPolicy; t: number; frames: number; bytes: number }
   | { type: 'stdout-end'; partialBytes: number; t: number }
   | { type: 'exit'; exit: ExitInfo }
   | { type: 'stopped'; exit: ExitInfo | null; counters: WorkerCounters }
   | { type: 'fatal'; message: string };
+
+/**
+ * Frames the spill holds at most, whatever their bytes: a server printing `y\n` as fast as it
+ * can (`yes`) had the spill, bounded by bytes alone (256 MiB), hold 1-byte frames by the
+ * million — 3.2 million after one second, 1.5 GB with their metadata — and main then took ~12 s
+ * to route them after the session's deadline. This many are ~1 s of main's work at a stop's
+ * final flush, however small the frames. A million 190-byte notifications that main keeps up with
+ * never come near it (depth 739 at most); against a slow consumer the overload policy applies
+ * past it (counted). At 1 << 20, a 30 s probe of that flood overran its deadline by ~10 s
+ * while main flushed the spill at the stop.
+ */
+export const SPILL_MAX_FRAMES = 1 << 18;

@@ -26,7 +26,7 @@ import {
   type MetaBuffers,
   MetaColumns,
 } from '../engine/frame-codec.js';
-import type { FrameMeta } from '../engine/worker-protocol.js';
+import { type FrameMeta, SPILL_MAX_FRAMES } from '../engine/worker-protocol.js';
 import { Batch, packed } from './outbox-batch.js';
 
 /** A batch takes no more frames once it has this many (checked between chunks). */
@@ -35,13 +35,8 @@ const BATCH_FRAMES = 8192;
 const BATCH_BYTES = 4 * 1024 * 1024;
 /** Columns kept for reuse (batches queued for credits each hold their own). */
 const SPARE_COLUMNS = 4;
-/**
- * Frames the spill holds at most, whatever their bytes: a server printing `y\n` as fast as it
- * can (`yes`) filled 256 MiB of spill with 1-byte frames — millions of them, each with its
- * metadata (~1.5 GB), that main then took ~12 s to route after the session's deadline. At
- * ~4 µs a frame on main for such lines, this many take about a second.
- */
-export const SPILL_MAX_FRAMES = 1 << 18;
+
+export { SPILL_MAX_FRAMES };
 
 /** What classification says about a frame (its position is given apart). */
 export type FrameInfo = Omit<FrameMeta, 'offset' | 'bytes' | 'start' | 't'>;

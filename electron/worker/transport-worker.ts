@@ -9,6 +9,7 @@
  * read; only an explicit reader mode (`paused`, `naive`) or the `pause` overload policy does.
  */
 import { parentPort, workerData } from 'node:worker_threads';
+import type { OverloadPolicy } from '../../shared/session-config.js';
 import type {
   ExitInfo,
   FromWorker,
@@ -40,8 +41,8 @@ let readerMode = config.readerMode;
 let stopping = false;
 let stopped = false;
 let overloadPaused = false;
-/** The current overload episode was reported to main. */
-let overloadReported = false;
+/** The policy the current overload episode was reported to main with (null: none yet). */
+let overloadReported: OverloadPolicy | null = null;
 let lastStdoutByteAt: number | null = null;
 let stdoutEnded = false;
 let stderrBytes = 0;
@@ -67,10 +68,14 @@ const outbox = new Outbox({
     post({ type: 'frames', metas, buffers }, transfer);
   },
   onOverload: () => {
-    // Once an episode (the spill full, until it drains to half): with `drop`, every frame
-    // past the bound comes here, and a message each would flood main in turn.
-    if (!overloadReported) post({ type: 'overload', policy: config.overloadPolicy, t: now() });
-    overloadReported = true;
+    // Once an episode (the spill full, until it drains to half) and policy: with `drop`, every
+    // frame past the bound comes here, and a message each would flood main in turn. (A policy
+    // changed mid-episode is reported: main must hear of a `terminate`.)
+    if (overloadReported !== config.overloadPolicy) {
+      const held = { frames: outbox.spillFrames, bytes: outbox.spillBytes };
+      post({ type: 'overload', policy: config.overloadPolicy, t: now(), ...held });
+      overloadReported = config.overloadPolicy;
+    }
     if (config.overloadPolicy === 'pause') {
       overloadPaused = true;
       applyReading();
@@ -313,13 +318,14 @@ port.on('message', (msg: ToWorker) => {
     case 'credit':
       if (msg.spare) outbox.recycle(msg.spare);
       outbox.credit(msg.frames, msg.bytes);
-      if (outbox.belowHalf) {
-        overloadPaused = false;
-        overloadReported = false;
-      }
       // Batches held for credits go now; the open one as scheduleFlush paces it.
       if (outbox.readyToPost) outbox.flush();
       else scheduleFlush();
+      if (outbox.belowHalf) {
+        // The episode is over once the spill has drained (by the flush just made, or before).
+        overloadPaused = false;
+        overloadReported = null;
+      }
       applyReading();
       break;
     case 'write':
