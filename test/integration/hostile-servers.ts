@@ -116,3 +116,10 @@ export const serverRequests = inlineServer(`
 send({ jsonrpc: '2.0', id: 'srv-1', method: 'ping' });
 send({ jsonrpc: '2.0', id: 'srv-2', method: 'roots/list' });
 function onMessage(m) { process.stderr.write('GOT ' + JSON.stringify(m) + '\\n'); }`);
+
+/** Tiny non-JSON lines as fast as the pipe takes them (as `yes` prints), whatever is asked. */
+export const yesFlood = inlineServer(`
+const block = 'y\\n'.repeat(32768);
+const more = () => { while (process.stdout.write(block)); process.stdout.once('drain', more); };
+more();
+function onMessage() {}`);

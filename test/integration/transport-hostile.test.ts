@@ -184,6 +184,27 @@ describe('pipes that fill up', () => {
   });
 });
 
+describe('overload', () => {
+  it('drop: one finding an episode, frames counted; a terminate set meanwhile ends the session', async () => {
+    // A slow consumer and a 1 KiB spill: full at once, and it stays full.
+    const session = await start({
+      ...servers.yesFlood,
+      consumerDelayMs: 50,
+      spillMaxBytes: 1024,
+      overloadPolicy: 'drop',
+    });
+    await waitForFinding(session, 'dispatch-overflow', 5000);
+    await waitFor(() => (session.liveMetrics().droppedFrames ?? 0) > 100_000, 5000, 'drops');
+    const overflow = () => session.findings.all().find((f) => f.code === 'dispatch-overflow');
+    expect(overflow()?.count).toBe(1); // one episode, reported once (not once a dropped frame)
+    session.setLimits({ overloadPolicy: 'terminate' });
+    await waitFor(() => session.state === 'stopped', 8000, 'the session to stop');
+    expect(overflow()?.count).toBe(2);
+    expect(overflow()?.message).toContain('policy terminate');
+    expect(findingCodes(session)).not.toContain('server-exited');
+  });
+});
+
 describe('hostile JSON-RPC', () => {
   it('__proto__ keys, huge numbers and 1e5-deep nesting are classified without a crash', async () => {
     const session = await start(servers.weirdJson);
