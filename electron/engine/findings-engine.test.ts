@@ -221,6 +221,16 @@ describe('FindingsEngine: raise and reports', () => {
     expect(h.engine.has('server-exited')).toBe(false);
   });
 
+  it('again counts one more episode of a raised finding, keeping its message', () => {
+    const h = make();
+    expect(h.engine.again('stdout-pollution', 1)).toBe(false); // none yet: nothing counted
+    h.engine.raise('stdout-pollution', 'banner', 2);
+    expect(h.engine.again('stdout-pollution', 5)).toBe(true);
+    const f = h.engine.all()[0];
+    expect([f.count, f.lastAt, f.message]).toEqual([2, 5, 'banner']);
+    expect(h.seen.map((s) => s.isNew)).toEqual([true, false]);
+  });
+
   it('keeps per-request findings apart and folds them per code in the report', () => {
     const h = make();
     h.engine.raise('cancel-ignored', 'request 1 answered late', 3, 1);

@@ -62,7 +62,7 @@ describe('RecoveryVerdict', () => {
     const { verdict, codes } = make();
     const record = ping('timed-out', null);
     verdict.settle(record, 3);
-    const waited = verdict.verdict();
+    const waited = verdict.verdict(10_000);
     verdict.changed(ping('completed', 1)); // another request: nothing
     expect(verdict.awaitsQueue).toBe(true);
     record.status = 'completed';
@@ -71,6 +71,29 @@ describe('RecoveryVerdict', () => {
     verdict.changed(record);
     expect(await waited).toEqual({ method: 'ping', ok: true, latencyMs: 4 });
     expect(codes()).toEqual([]);
+  });
+
+  it('a wait for the verdict is bounded, and the verdict still waits for the answer', async () => {
+    const { verdict, codes } = make();
+    const record = ping('timed-out', null);
+    verdict.settle(record, 3);
+    expect(await verdict.verdict(5)).toEqual({ method: 'ping', ok: false, latencyMs: null });
+    expect(verdict.awaitsQueue).toBe(true); // not judged by the bound
+    expect(codes()).toEqual([]);
+    record.status = 'completed';
+    record.latencyMs = 6;
+    record.responseBytes = 36;
+    verdict.changed(record);
+    expect(verdict.result).toEqual({ method: 'ping', ok: true, latencyMs: 6 });
+    expect(codes()).toEqual([]);
+  });
+
+  it('is put off only for a probe that timed out before the counters it is given', () => {
+    const { verdict } = make();
+    const record = { ...ping('timed-out', null), cancelledAt: 500 };
+    verdict.settle(record, 3);
+    expect(verdict.awaitsSince(499)).toBe(false); // counters older than the timeout: wait
+    expect(verdict.awaitsSince(500)).toBe(true);
   });
 
   it('a second probe judges a first one still put off, as it stands', () => {

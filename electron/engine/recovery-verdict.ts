@@ -50,10 +50,27 @@ export class RecoveryVerdict {
     return this.pending !== null;
   }
 
-  /** The verdict, once there is one (at once when none is put off). */
-  verdict(): Promise<RecoveryResult | null> {
+  /** A verdict is put off for a probe that timed out at or before `t`. */
+  awaitsSince(t: number): boolean {
+    const at = this.pending?.cancelledAt ?? null;
+    return at !== null && at <= t;
+  }
+
+  /** The verdict once there is one (at once when none is put off), or after `boundMs` the
+   *  provisional one — the verdict itself still waits for the answer or the queue. */
+  verdict(boundMs: number): Promise<RecoveryResult | null> {
     if (this.pending === null) return Promise.resolve(this.result);
-    return new Promise((resolve) => this.waiters.push(resolve));
+    return new Promise((resolve) => {
+      const waiter = (r: RecoveryResult | null): void => {
+        clearTimeout(bound);
+        resolve(r);
+      };
+      const bound = setTimeout(() => {
+        this.waiters = this.waiters.filter((w) => w !== waiter);
+        resolve(this.result);
+      }, boundMs);
+      this.waiters.push(waiter);
+    });
   }
 
   private judge(record: RequestRecord): void {

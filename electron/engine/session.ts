@@ -343,13 +343,8 @@ export class Session extends EventEmitter<SessionEvents> {
     // `awaitQueue` (the app): a verdict put off behind the host queue is waited for; the probe,
     // bound to its deadline, takes the provisional one (the report has the final).
     if (!opts.awaitQueue || !this.recoveryVerdict.awaitsQueue) return now;
-    // At most as long again: then it is judged as it stands.
-    const bound = setTimeout(() => this.recoveryVerdict.flush(), timeoutMs);
-    try {
-      return (await this.recoveryVerdict.verdict()) ?? now;
-    } finally {
-      clearTimeout(bound);
-    }
+    // At most as long again; the verdict itself still waits for the answer or the queue.
+    return (await this.recoveryVerdict.verdict(timeoutMs)) ?? now;
   }
 
   /** The recovery probe's result (its verdict may wait for the host queue: RecoveryVerdict). */
@@ -425,8 +420,13 @@ export class Session extends EventEmitter<SessionEvents> {
 
   private tick(): void {
     const m = this.liveMetrics();
-    // A recovery verdict put off behind the host queue: the queue is empty, so it is judged.
-    if (this.recoveryVerdict.awaitsQueue && this.hostBacklog() === 0) this.recoveryVerdict.flush();
+    // A recovery verdict put off behind the host queue: the queue is empty — as counters taken
+    // after the probe timed out show it (whatever was read before them has reached main, in
+    // order on one port) — so it is judged.
+    const counted = this.transport.lastCounters?.t ?? Number.NEGATIVE_INFINITY;
+    if (this.recoveryVerdict.awaitsSince(counted) && this.hostBacklog() === 0) {
+      this.recoveryVerdict.flush();
+    }
     if (this.state === 'running') this.findings.evaluate(this.tickState());
     this.emit('tick', m);
   }

@@ -76,7 +76,9 @@ const outbox = new Outbox({
       post({ type: 'overload', policy: config.overloadPolicy, t: now(), ...held });
       overloadReported = config.overloadPolicy;
     }
-    if (config.overloadPolicy === 'pause') {
+    // While stopping, reading goes on whatever the policy: `pause` cannot hold it back, so
+    // past the bound frames are dropped (counted), or the final flush would have no bound.
+    if (config.overloadPolicy === 'pause' && !stopping) {
       overloadPaused = true;
       applyReading();
       return true;

@@ -9,6 +9,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { callTool, initialize, listTools } from '../../dist/electron/engine/mcp-client.js';
 import type { Session } from '../../dist/electron/engine/session.js';
+import { SPILL_MAX_FRAMES } from '../../dist/electron/engine/worker-protocol.js';
 import type { SessionConfigInput } from '../../dist/shared/session-config.js';
 import {
   collectStderr,
@@ -202,6 +203,22 @@ describe('overload', () => {
     expect(overflow()?.count).toBe(2);
     expect(overflow()?.message).toContain('policy terminate');
     expect(findingCodes(session)).not.toContain('server-exited');
+  });
+
+  it('pause: a stop still bounds the spill (reading goes on while stopping: frames past it drop)', async () => {
+    // `yes` itself: it ignores stdin's end, so the ladder waits out its first grace period
+    // while stdout floods on.
+    const session = await start({
+      command: 'yes',
+      consumerDelayMs: 50,
+      spillMaxBytes: 1024,
+      overloadPolicy: 'pause',
+    });
+    await waitForFinding(session, 'dispatch-overflow', 5000);
+    const started = Date.now();
+    await withTimeout(session.stop(), 8000, 'stop');
+    expect(Date.now() - started).toBeLessThan(4000);
+    expect(session.counters()?.maxSpillFrames).toBeLessThanOrEqual(SPILL_MAX_FRAMES);
   });
 });
 
