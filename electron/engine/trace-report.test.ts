@@ -135,6 +135,34 @@ describe('summarizeTrace', () => {
     }
   });
 
+  it('rebuilds a recovery probe answered in time behind the host queue as recovered', async () => {
+    // Timed out at 61 while its answer (here at 63) waited in the host's queue: completed.
+    const answeredInTime = events.map((e) =>
+      e.t === 70 && e.type === 'request'
+        ? {
+            ...e,
+            record: record({
+              id: 2,
+              method: 'ping',
+              sentAt: 60,
+              status: 'completed',
+              cancelledAt: 61,
+              latencyMs: 3,
+              responseBytes: 30,
+            }),
+          }
+        : e,
+    );
+    const file = writeTrace(path.join(dir, 'intime.jsonl'), [HEADER, ...answeredInTime]);
+    const r = await TraceReader.open(file);
+    try {
+      const sum = await summarizeTrace(r);
+      expect(sum.report.recovery).toEqual({ method: 'ping', ok: true, latencyMs: 3 });
+    } finally {
+      await r.close();
+    }
+  });
+
   it('uses the end record as is when present', async () => {
     const report = {
       server: { command: 'x', args: [], pid: 1, exit: null },

@@ -177,7 +177,9 @@ export function rebuildReport(header: TraceHeader, s: RebuildInput): ProbeReport
 
 /**
  * The recovery probe is the last request of the recovery method sent after a cancellation,
- * as it was when it settled (a late answer afterwards does not change the probe's verdict).
+ * as it was when it settled (a late answer afterwards does not change the probe's verdict) —
+ * unless it ended completed: timed out behind the host's queue, its answer had arrived in time
+ * (RecoveryVerdict judges it so, live).
  */
 function rebuildRecovery(header: TraceHeader, s: RebuildInput): ProbeReport['recovery'] {
   const method = header.config.recoveryMethod;
@@ -188,7 +190,7 @@ function rebuildRecovery(header: TraceHeader, s: RebuildInput): ProbeReport['rec
   if (method === null || !Number.isFinite(firstCancel)) return null;
   const probe = s.requests.filter((r) => r.method === method && r.sentAt >= firstCancel).at(-1);
   if (!probe) return null;
-  const at = s.settled.get(idKey(probe.id)) ?? probe;
+  const at = probe.status === 'completed' ? probe : (s.settled.get(idKey(probe.id)) ?? probe);
   return {
     method,
     ok: at.status === 'completed',
