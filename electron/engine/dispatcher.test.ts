@@ -106,6 +106,19 @@ describe('Dispatcher with a slow consumer', () => {
     expect(vi.getTimerCount()).toBe(0);
   });
 
+  it('tells whether a response waits in the queue, until it is taken', () => {
+    vi.useFakeTimers();
+    const h = make(100);
+    const response = InFrame.of({ offset: 0, kind: 'response', t: 1, id: 7 }, Buffer.from('{}'));
+    const request = InFrame.of({ offset: 3, kind: 'request', t: 2, id: 8 }, Buffer.from('{}'));
+    h.d.enqueue([frame(10), response, request]);
+    expect(h.d.holdsResponse(7)).toBe(true);
+    expect(h.d.holdsResponse('7')).toBe(false); // ids compare as JSON-RPC ids: 7 is not "7"
+    expect(h.d.holdsResponse(8)).toBe(false); // a request, not a response
+    vi.advanceTimersByTime(200); // the first two taken
+    expect(h.d.holdsResponse(7)).toBe(false);
+  });
+
   it('tracks the deepest queue across batches', () => {
     vi.useFakeTimers();
     const h = make(50);

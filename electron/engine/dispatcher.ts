@@ -39,6 +39,15 @@ export class Dispatcher {
     return this.depth > 0 ? this.queue[this.qHead].t : null;
   }
 
+  /** Whether a response with this id waits in the queue (the host has not taken it yet). */
+  holdsResponse(id: string | number): boolean {
+    for (let i = this.qHead; i < this.queue.length; i++) {
+      const f = this.queue[i];
+      if (f.kind === 'response' && f.id === id) return true;
+    }
+    return false;
+  }
+
   setDelay(ms: number): void {
     this.delayMs = Math.max(0, ms);
     if (this.delayMs === 0 && this.timer) {

@@ -314,10 +314,14 @@ export class Session extends EventEmitter<SessionEvents> {
       r.cancelledAt = this.now();
       r.cancelReason = 'timeout';
     }
+    // The host's own timer, while the answer already waits in its queue: say so.
+    const waiting = this.dispatcher.holdsResponse(r.id)
+      ? '; its answer was already waiting in the host queue'
+      : '';
     this.findings.raise(
       'request-timed-out',
       `request ${String(r.id)} (${r.method}) timed out after ${Math.round(s.t - r.sentAt)} ms; ` +
-        `${r.method === 'initialize' ? 'no cancellation (initialize)' : 'cancellation sent'}. State: ${forensics}`,
+        `${r.method === 'initialize' ? 'no cancellation (initialize)' : 'cancellation sent'}${waiting}. State: ${forensics}`,
       s.t,
       r.id,
     );

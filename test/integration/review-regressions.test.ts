@@ -91,6 +91,9 @@ describe('review regressions', () => {
     expect(codes).toContain('host-queue-stalled');
     expect(codes).not.toContain('cancel-ignored');
     expect(codes).not.toContain('slow-recovery');
+    // The host's own timer fired on an answer already in its queue: the finding says so.
+    const timedOut = report.findings.find((f) => f.code === 'request-timed-out');
+    expect(timedOut?.message).toContain('its answer was already waiting in the host queue');
     const call = report.requests.find((q) => q.method === 'tools/call');
     expect(call?.status).toBe('completed');
     expect(call?.latencyMs).toBeLessThan(1000);
