@@ -64,10 +64,10 @@ export class FrameStore {
   private nextSeq = 1;
   /**
    * The memory the held frames keep alive: each buffer they lie in, counted once however many
-   * frames it holds (`pins`: frames per buffer, and its size when first held). Frames main received lie in the chunks they
-   * were transferred in, ~300 small frames to a chunk: the store keeps the chunk, not a copy
-   * of each frame (a Buffer each: main's time in a 200,000-notification flood went from ~410
-   * to ~340 ms without them).
+   * frames it holds (`pins`: frames per buffer, and its size when first held). Frames main
+   * received lie in the chunks they were transferred in, ~300 small frames to a chunk: the store
+   * keeps the chunk, not a copy of each frame (a Buffer each: main's time in a 200,000-
+   * notification flood went from ~410 to ~340 ms without them).
    */
   heldBytes = 0;
   private readonly pins = new Map<ArrayBuffer, { frames: number; size: number }>();
@@ -109,7 +109,7 @@ export class FrameStore {
     if (summary.bytes > this.maxBytes) summary.preview = previewText(located ? data.data : data);
     else {
       this.hold(s, data);
-      if (this.adds(s) > this.maxBytes) {
+      if (this.tooLargeToHold(s)) {
         summary.preview = previewText(bytesOf(s) as FrameBytes);
         s.cut = null;
         s.buf = null;
@@ -142,13 +142,15 @@ export class FrameStore {
     }
   }
 
-  /** The bytes holding `s` would add: its buffers not held already. */
-  private adds(s: Stored): number {
+  /** Whether holding `s` would add more than the whole budget: its buffers not held already. */
+  private tooLargeToHold(s: Stored): boolean {
+    // Nearly every frame: located in a chunk far smaller than the budget (no lookup at all).
+    if (s.buf !== null) return s.buf.byteLength > this.maxBytes && !this.pins.has(s.buf);
     let n = 0;
     this.eachBuffer(s, (ab) => {
       if (!this.pins.has(ab as ArrayBuffer)) n += ab.byteLength;
     });
-    return n;
+    return n > this.maxBytes;
   }
 
   private eachBuffer(s: Stored, f: (ab: ArrayBufferLike) => void): void {

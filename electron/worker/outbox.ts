@@ -36,8 +36,6 @@ const BATCH_BYTES = 4 * 1024 * 1024;
 /** Columns kept for reuse (batches queued for credits each hold their own). */
 const SPARE_COLUMNS = 4;
 
-export { SPILL_MAX_FRAMES };
-
 /** What classification says about a frame (its position is given apart). */
 export type FrameInfo = Omit<FrameMeta, 'offset' | 'bytes' | 'start' | 't'>;
 

@@ -3,7 +3,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { SessionManager } from '../../dist/electron/engine/session-manager.js';
-import { SPILL_MAX_FRAMES } from '../../dist/electron/worker/outbox.js';
+import { SPILL_MAX_FRAMES } from '../../dist/electron/engine/worker-protocol.js';
 import type { HostEvent } from '../../dist/shared/host-api.js';
 import type { ProbeReport } from '../../dist/shared/report.js';
 import {
