@@ -67,6 +67,9 @@ interface Exports {
   input(): number;
   inputMax(): number;
   outAt(): number;
+  /** Line templates (electron/wasm/template.ts) on or off, and lines they answered since. */
+  setTemplates(on: number): void;
+  templateLines(): number;
 }
 
 /** What classification reads of a scanned line (a JsonScanner, or one row of a LineBatch). */

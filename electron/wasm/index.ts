@@ -12,3 +12,4 @@ export {
   splitScan,
   splitStop,
 } from './lines';
+export { setTemplates, templateLines } from './template';

@@ -468,6 +468,8 @@ export function finish(): u32 {
   state = FAIL;
   store<i32>(slot(R_ERR), E_END);
   store<i32>(slot(R_ERR_POS), <i32>consumed);
+  store<i32>(slot(R_ERR_BYTE), 0); // (no byte: not left from an earlier line either)
+  store<i32>(slot(R_ERR_AUX), 0);
   return 0;
 }
 

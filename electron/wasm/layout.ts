@@ -8,6 +8,8 @@
 export const RES: u32 = 0;
 export const KEYBUF: u32 = 1024;
 export const KEY_MAX: u32 = 64;
+/** template.ts: where a match found each literal of a template (u32 each, 65 at most). */
+export const LSTARTS: u32 = 2048;
 /** splitScan: one row of results per line, at most LINES_MAX rows a call. */
 export const LINES_MAX: u32 = 32768;
 export const OUT: u32 = 65536;
@@ -15,7 +17,10 @@ export const ROW: u32 = 24; // i32 slots per result row
 /** runColumns: five f64 per row (a batch's metadata columns), LINES_MAX rows at most. */
 export const COLS: u32 = OUT + LINES_MAX * (ROW << 2); // right after OUT's rows (49 pages)
 export const COL_BYTES: u32 = 40;
-// After COLS (LINES_MAX rows of COL_BYTES: to 69 pages) and a spare page, on a 64 KiB boundary.
+/** template.ts: the line shapes learned, four of TPL_SIZE bytes, right after COLS (page 69). */
+export const TPL: u32 = 69 << 16;
+export const TPL_SIZE: u32 = 16384;
+// After the templates, on a 64 KiB boundary.
 export const CAPS: u32 = 70 << 16;
 export const CAP_AREA: u32 = 1 << 20;
 export const INPUT: u32 = CAPS + 7 * CAP_AREA;
@@ -126,7 +131,9 @@ export function rpcPrefix(p: u32): bool {
 // scanner test fails at once) instead of corrupting results. Constant-folded away otherwise.
 if (
   OUT + LINES_MAX * (ROW << 2) > COLS ||
-  COLS + LINES_MAX * COL_BYTES > CAPS ||
+  COLS + LINES_MAX * COL_BYTES > TPL ||
+  TPL + 4 * TPL_SIZE > CAPS ||
+  LSTARTS + 65 * 4 > OUT ||
   INPUT + INPUT_MAX > STACK
 ) {
   unreachable();

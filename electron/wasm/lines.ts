@@ -28,6 +28,7 @@ import {
   ROW,
   slot,
 } from './layout';
+import { learn, lineFromTemplate, templateNewline } from './template';
 
 /** Row slots written for every line (see splitScan): 0 valid (1), not JSON (0) or over the
  *  limit (2); 1 top; 2 present bits; 3–6 error code, position, byte, detail (3: the raw length of
@@ -59,10 +60,17 @@ function plainId(): f64 {
   return id;
 }
 
-/** Scans INPUT[from, to) as one line into result row `row`. */
+/** Scans INPUT[from, to) as one line with the machine (learning its shape when valid) into
+ *  result row `row`. */
 function scanRow(row: u32, from: u32, to: u32): void {
   reset();
   const ok = feed(from, to - from, false) !== 0 && finish() !== 0;
+  if (ok) learn(from, to);
+  writeRow(row, from, to, ok);
+}
+
+/** Row `row` for the line INPUT[from, to) from the results in RES. */
+function writeRow(row: u32, from: u32, to: u32, ok: bool): void {
   store<i32>(row, ok ? 1 : 0);
   store<i32>(row + 4, load<i32>(slot(R_TOP)));
   const present = load<i32>(slot(R_PRESENT));
@@ -110,10 +118,18 @@ export function splitScan(from: u32, to: u32, maxLen: u32): u32 {
   const end = INPUT + to;
   let i: u32 = 0;
   while (p < end && i < LINES_MAX) {
-    const nl = newline(p, end);
-    let e = nl;
-    if (e > p && load<u8>(e - 1) === 0x0d) e--;
     const row = OUT + i * (ROW << 2);
+    // A line of a shape seen before is matched whole, its newline found on the way.
+    let e = lineFromTemplate(p, end, maxLen);
+    if (e !== 0) {
+      writeRow(row, p, e, true);
+      p = templateNewline() + 1;
+      i++;
+      continue;
+    }
+    const nl = newline(p, end);
+    e = nl;
+    if (e > p && load<u8>(e - 1) === 0x0d) e--;
     if (e - p > maxLen) {
       store<i32>(row, 2);
       store<i32>(row + 12, <i32>(nl - p));
