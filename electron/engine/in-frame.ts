@@ -90,17 +90,19 @@ const NO_CHUNK = new ArrayBuffer(0);
 /**
  * The frames of a batch, in one pass and one object shape (main's side of the hand-off: it
  * makes ~200,000 of these a second in a flood). `reader` locates each frame's bytes in the
- * batch's buffers, in order; they are cut out only when asked (InFrame).
+ * batch's buffers, in order; they are cut out only when asked (InFrame). The few frames that
+ * cross chunks are cut after the loop (cutAcross), which keeps the loop small to compile.
  */
 export function decodeFrames(e: EncodedMetas, reader: ChunkReader): InFrame[] {
   const out: InFrame[] = new Array(e.n);
   const num = e.num;
+  let across: number[] | null = null;
   for (let i = 0; i < e.n; i++) {
     const o = i * COLS;
     const id = num[o + 4];
     const start = num[o + 2];
     const bytes = num[o + 1];
-    const cut = reader.locate(start, bytes);
+    const within = reader.within(start, bytes);
     out[i] = new InFrame(
       num[o],
       bytes,
@@ -108,13 +110,25 @@ export function decodeFrames(e: EncodedMetas, reader: ChunkReader): InFrame[] {
       num[o + 3],
       KINDS[e.kinds[i]],
       Number.isNaN(id) ? undefined : id,
-      cut === null ? reader.buf : NO_CHUNK, // (a cut frame keeps no chunk of its own)
-      reader.at,
-      cut,
+      within ? reader.buf : NO_CHUNK, // (a cut frame keeps no chunk of its own)
+      within ? reader.at : 0,
+      null,
     );
+    if (within) continue;
+    across ??= [];
+    across.push(i);
   }
+  if (across !== null) cutAcross(out, across, reader.again());
   addExtras(out, e.extras);
   return out;
+}
+
+/** The frames at `rows` (in stream order) that cross chunks, cut out of them. */
+function cutAcross(frames: InFrame[], rows: number[], reader: ChunkReader): void {
+  for (let k = 0; k < rows.length; k++) {
+    const f = frames[rows[k]];
+    f.cut = reader.read(f.start, f.bytes);
+  }
 }
 
 /** The fields of the frames that carry more, onto them. Apart from decodeFrames' loop, and
