@@ -132,6 +132,16 @@ describe('line templates answer exactly as the machine', () => {
     }
     expect(same(`${lines.join('\n')}\n`)).toBe(198);
   });
+
+  it('stop trying on lines that never repeat, and catch a flood that starts repeating', () => {
+    const lines = [];
+    // Arrays of every length: a shape each, which would cost four failed matches a line.
+    for (let i = 0; i < 600; i++)
+      lines.push(JSON.stringify(Array.from({ length: i % 37 }, (_, j) => j)));
+    for (let i = 0; i < 1000; i++) lines.push(response(String(i), 'y'));
+    const hits = same(`${lines.join('\n')}\n`);
+    expect(hits).toBeGreaterThan(1000 - 200);
+  });
 });
 
 // --- property: many lines of a few shapes, their values drawn wild, then edited -----------------

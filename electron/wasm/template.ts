@@ -33,12 +33,17 @@ const LIT_MAX: u32 = TPL_SIZE - LITS;
 let count: u32 = 0; // templates learned (at most TEMPLATES)
 let mru: u32 = 0; // the one that matched last
 let victim: u32 = 0; // where the next one is learned
-/** Learning is paid for by matches: each costs LEARN_COST, each match earns one (up to
- *  CREDIT_MAX); without credit, a shape is learned every 16th time only, so lines that never
- *  repeat cost little more than the machine. */
+/**
+ * Templates are paid for by matches: each match earns a credit (up to CREDIT_MAX), each line
+ * no template matched costs one, learning a shape LEARN_COST. Out of credit, templates are
+ * tried and learned on every 64th line only — so lines whose shapes never repeat (arrays of
+ * any length, a new key each time) cost little more than the machine, and a flood that starts
+ * repeating is caught within a few hundred lines.
+ */
 const LEARN_COST: u32 = 4;
 const CREDIT_MAX: u32 = 64;
 let credit: u32 = CREDIT_MAX;
+let probe: u32 = 0;
 let skipped: u32 = 0;
 let enabled: bool = true;
 let matched: u32 = 0; // lines answered since setTemplates
@@ -53,6 +58,7 @@ export function setTemplates(on: bool): void {
   mru = 0;
   victim = 0;
   credit = CREDIT_MAX;
+  probe = 0;
   skipped = 0;
 }
 
@@ -211,6 +217,7 @@ export function templateNewline(): u32 {
  */
 export function lineFromTemplate(p: u32, end: u32, maxLen: u32): u32 {
   if (!enabled || count === 0) return 0;
+  if (credit === 0 && (++probe & 63) !== 0) return 0;
   let t = mru;
   let e = matches(t, p, end);
   if (e === 0) {
@@ -219,7 +226,10 @@ export function lineFromTemplate(p: u32, end: u32, maxLen: u32): u32 {
       e = matches(t, p, end);
       if (e !== 0) break;
     }
-    if (t === count) return 0;
+    if (t === count) {
+      if (credit > 0) credit--;
+      return 0;
+    }
     mru = t;
   }
   if (e - p > maxLen) return 0; // over the limit: the caller's to report
@@ -319,11 +329,11 @@ function tryLearn(base: u32, from: u32, end: u32): bool {
 }
 
 /** The machine found [from, end) valid (its results are in RES): learns its shape, when
- *  there is credit for it (see LEARN_COST). */
+ *  there is credit for it (see CREDIT_MAX). */
 export function learn(from: u32, end: u32): void {
   if (!enabled) return;
   if (credit >= LEARN_COST) credit -= LEARN_COST;
-  else if ((++skipped & 15) !== 0) return;
+  else if ((++skipped & 63) !== 0) return;
   const t = victim;
   if (!tryLearn(at(t), from, end)) return;
   mru = t;
