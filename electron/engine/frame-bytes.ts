@@ -74,7 +74,7 @@ export class ChunkReader {
   private j = 0;
   private base = 0;
 
-  /** Set by `locate` when the frame lies in one chunk: that chunk and where in it. */
+  /** Set by `within` (and `locate`) when the frame lies in one chunk: that chunk and where in it. */
   buf: ArrayBuffer = EMPTY;
   at = 0;
 

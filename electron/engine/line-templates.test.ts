@@ -142,6 +142,39 @@ describe('line templates answer exactly as the machine', () => {
     const hits = same(`${lines.join('\n')}\n`);
     expect(hits).toBeGreaterThan(1000 - 200);
   });
+
+  it('leave no half-learned shape when a line cannot be learned (over 64 slots, a member over its cap)', () => {
+    const four = ['{"a":1}', '{"b":1}', '{"c":1}', '{"d":1}'];
+    const many = JSON.stringify(Array.from({ length: 70 }, (_, i) => i));
+    const overCap = `{"jsonrpc":"${'x'.repeat(70)}","q":2}`;
+    const lines: string[] = [];
+    // Each round fills the four places, then fails to learn a line (its victim drawn at random).
+    for (let r = 0; r < 12; r++) {
+      lines.push(...four, many, '[5,', ...four, overCap, '{"jsonrpc":"2.0","q":2}');
+    }
+    same(`${lines.join('\n')}\n`);
+    // A request whose params are over the scanner's 1 MiB (one such line a run: the scanner's
+    // input holds 2 MiB), before and after the same shape, small.
+    const big = `{"jsonrpc":"2.0","id":1,"method":"m","params":"${'p'.repeat(2 ** 20 + 100)}"}`;
+    const small = '{"jsonrpc":"2.0","id":2,"method":"m","params":"q"}';
+    same(`${[...four, big, small, small].join('\n')}\n`);
+    same(`${[...four, small, big, small].join('\n')}\n`);
+  });
+
+  it('keep matching one repeating kind of line between lines that never repeat', () => {
+    const lines = [];
+    for (let i = 0; i < 1000; i++) {
+      lines.push(response(String(i), 'r'));
+      lines.push(`{"jsonrpc":"2.0","method":"log","params":{"k${i}":1}}`);
+    }
+    expect(same(`${lines.join('\n')}\n`)).toBeGreaterThan(800);
+  });
+
+  it('match in a cycle of five shapes, one more than it keeps', () => {
+    const lines = [];
+    for (let i = 0; i < 400; i++) for (const k of 'abcde') lines.push(`{"${k}":${i}}`);
+    expect(same(`${lines.join('\n')}\n`)).toBeGreaterThan(500);
+  });
 });
 
 // --- property: many lines of a few shapes, their values drawn wild, then edited -----------------

@@ -32,19 +32,37 @@ const LIT_MAX: u32 = TPL_SIZE - LITS;
 
 let count: u32 = 0; // templates learned (at most TEMPLATES)
 let mru: u32 = 0; // the one that matched last
-let victim: u32 = 0; // where the next one is learned
 /**
- * Templates are paid for by matches: each match earns a credit (up to CREDIT_MAX), each line
- * no template matched costs one, learning a shape LEARN_COST. Out of credit, templates are
- * tried and learned on every 64th line only — so lines whose shapes never repeat (arrays of
- * any length, a new key each time) cost little more than the machine, and a flood that starts
- * repeating is caught within a few hundred lines.
+ * Templates are paid for by matches. Trying them: each match earns two credits (up to
+ * CREDIT_MAX), each line no template matched costs one. Learning: a shape costs LEARN_COST
+ * learning credits, and earns twice that back the first time a line matches it. Out of either
+ * credit, templates are tried — or shapes learned — on one line in 64 drawn at random (a fixed
+ * period could lock onto the same kind of line in a regular mix). So lines whose shapes never
+ * repeat (arrays of any length, a new key each time) cost little more than the machine, even
+ * between lines that do repeat, and a flood that starts repeating is caught within a few
+ * hundred lines.
  */
-const LEARN_COST: u32 = 4;
 const CREDIT_MAX: u32 = 64;
+const LEARN_COST: u32 = 4;
+const LEARN_MAX: u32 = 16;
 let credit: u32 = CREDIT_MAX;
-let probe: u32 = 0;
-let skipped: u32 = 0;
+let learnCredit: u32 = LEARN_MAX;
+/** Bit t: template t has not been matched since it was learned (its learning not paid back). */
+let unpaid: u32 = 0;
+let seed: u32 = 0x9e3779b9;
+/** A template being written, or whose learning failed: never matched. */
+const INVALID: u32 = 0xffffffff;
+
+/** True on one call in 64, at random (xorshift32). */
+function oneIn64(): bool {
+  let x = seed;
+  x ^= x << 13;
+  x ^= x >> 17;
+  x ^= x << 5;
+  seed = x;
+  return (x & 63) === 0;
+}
+
 let enabled: bool = true;
 let matched: u32 = 0; // lines answered since setTemplates
 let matchedNewline: u32 = 0; // the \n after the line matched last
@@ -56,10 +74,10 @@ export function setTemplates(on: bool): void {
   matched = 0;
   count = 0;
   mru = 0;
-  victim = 0;
   credit = CREDIT_MAX;
-  probe = 0;
-  skipped = 0;
+  learnCredit = LEARN_MAX;
+  unpaid = 0;
+  seed = 0x9e3779b9;
 }
 
 function at(t: u32): u32 {
@@ -154,7 +172,7 @@ function numberEnd(p: u32, end: u32): u32 {
 function matches(t: u32, p: u32, end: u32): u32 {
   const base = at(t);
   const k = load<u32>(base + H_SLOTS);
-  const start = p;
+  if (k === INVALID) return 0;
   let lit = base + LITS;
   for (let i: u32 = 0; ; i++) {
     const n = load<u32>(base + H_LENS + (i << 2));
@@ -171,7 +189,7 @@ function matches(t: u32, p: u32, end: u32): u32 {
   if (p >= end) return 0;
   const c = load<u8>(p);
   if (c === 0x0a) {
-    if (p > start && load<u8>(p - 1) === 0x0d) return 0;
+    if (load<u8>(p - 1) === 0x0d) return 0; // (a template's line is never empty)
     matchedNewline = p;
     return p;
   }
@@ -217,7 +235,7 @@ export function templateNewline(): u32 {
  */
 export function lineFromTemplate(p: u32, end: u32, maxLen: u32): u32 {
   if (!enabled || count === 0) return 0;
-  if (credit === 0 && (++probe & 63) !== 0) return 0;
+  if (credit === 0 && !oneIn64()) return 0;
   let t = mru;
   let e = matches(t, p, end);
   if (e === 0) {
@@ -233,7 +251,11 @@ export function lineFromTemplate(p: u32, end: u32, maxLen: u32): u32 {
     mru = t;
   }
   if (e - p > maxLen) return 0; // over the limit: the caller's to report
-  if (credit < CREDIT_MAX) credit++;
+  credit = min(CREDIT_MAX, credit + 2);
+  if ((unpaid >> t) & 1) {
+    unpaid &= ~(1 << t);
+    learnCredit = min(LEARN_MAX, learnCredit + 2 * LEARN_COST);
+  }
   results(t);
   matched++;
   return e;
@@ -284,6 +306,15 @@ function locate(base: u32, x: u32, out: u32): bool {
 }
 
 function tryLearn(base: u32, from: u32, end: u32): bool {
+  // A member over its cap or kept in its own area has no end in the line to learn.
+  const present = <u32>load<i32>(slot(R_PRESENT));
+  for (let f: u32 = 1; f <= 6; f++) {
+    if (((present >> f) & 1) === 0) continue;
+    if (load<i32>(capSlot(f, 2)) !== 0 || load<i32>(capSlot(f, 3)) !== 0) return false;
+  }
+  // From here the template is rewritten: unusable until whole (a learning that fails part-way
+  // leaves it so, never half the old shape and half the new).
+  store<u32>(base + H_SLOTS, INVALID);
   learnK = 0;
   learnLit = 0;
   learnFrom = from;
@@ -311,32 +342,36 @@ function tryLearn(base: u32, from: u32, end: u32): bool {
     }
   }
   if (!literal(base, end)) return false;
-  store<u32>(base + H_SLOTS, learnK);
-  const present = <u32>load<i32>(slot(R_PRESENT));
   store<u32>(base + H_TOP, <u32>load<i32>(slot(R_TOP)));
   store<u32>(base + H_PRESENT, present);
   for (let f: u32 = 1; f <= 6; f++) {
     if (((present >> f) & 1) === 0) continue;
-    // A member over its cap or kept in its own area has no end in the line to learn.
-    if (load<i32>(capSlot(f, 2)) !== 0 || load<i32>(capSlot(f, 3)) !== 0) return false;
     const c = base + H_CAPS + ((f - 1) << 4);
     const s = <u32>load<i32>(capSlot(f, 0));
     if (!locate(base, s, c) || !locate(base, s + <u32>load<i32>(capSlot(f, 1)), c + 8)) {
       return false;
     }
   }
+  store<u32>(base + H_SLOTS, learnK);
   return true;
 }
 
 /** The machine found [from, end) valid (its results are in RES): learns its shape, when
- *  there is credit for it (see CREDIT_MAX). */
+ *  there is learning credit for it (see CREDIT_MAX). */
 export function learn(from: u32, end: u32): void {
   if (!enabled) return;
-  if (credit >= LEARN_COST) credit -= LEARN_COST;
-  else if ((++skipped & 63) !== 0) return;
-  const t = victim;
+  if (learnCredit >= LEARN_COST) learnCredit -= LEARN_COST;
+  else if (!oneIn64()) return;
+  // A free place, else any but the one that matched last, at random (a fixed order would
+  // evict, in a cycle of five shapes, always the one needed next).
+  let t = count;
+  const fresh = t < TEMPLATES;
+  if (!fresh) {
+    t = (mru + 1 + (seed % (TEMPLATES - 1))) % TEMPLATES;
+    oneIn64(); // next draw
+  }
   if (!tryLearn(at(t), from, end)) return;
+  unpaid |= 1 << t;
   mru = t;
-  victim = (t + 1) % TEMPLATES;
-  if (count < TEMPLATES) count++;
+  if (fresh) count++;
 }
