@@ -1,17 +1,19 @@
 /**
- * Warm-up: the read path run once on made-up MCP traffic while the server starts, so that a
- * burst at the start of a session meets code V8 has already optimized.
+ * Warm-up: the read path run once on made-up MCP traffic before the server is spawned, so that
+ * a burst at the start of a session meets code V8 has already optimized.
  *
  * Owns: nothing that outlives the call (its own stdout reader, classifier and outbox, dropped
- * after). Fed by: the transport worker, once, after the spawn. Listens: `post` hands each batch
+ * after). Fed by: the transport worker, once, before the spawn. Listens: `post` hands each batch
  * to main as a `warm` message, which main decodes and drops, so its decoder warms too.
  *
- * Cold, the first 200,000-line flood of a session took ~80 ms end to end against ~62 ms after
- * this (README "Benchmarks"); V8 optimizes a function only after thousands of calls, and a
- * flood shorter than that runs mostly in the interpreter. The lines are the kinds a server
- * sends (tool results, empty results, errors, lists, progress and log notifications, a request
- * of its own), of varied lengths, so that no shape in particular is learned; fewer than ~6,000
- * did not warm enough (3,000: 77 ms).
+ * V8 optimizes a function only after thousands of calls: cold, a flood of 200,000 small lines
+ * ran its first part in the interpreter while V8's compiler threads took cores from the worker.
+ * Warmed, it took 64-70 ms end to end instead of 78-86 (README "Benchmarks"), for ~40 ms and
+ * ~65 ms of CPU at each session start. Before the spawn, not during the server's start-up: a
+ * server that wrote at once met the warm-up half done (an 8 MiB frame: 19 -> 26 ms). The lines
+ * are the kinds a server sends (tool results, empty results, errors, lists, progress and log
+ * notifications, a request of its own), of varied lengths, so that no one shape is learned;
+ * 3,000 lines warmed too little (77 ms), as did the worker without main's decoder (71 ms).
  */
 import type { PostedBatch } from './outbox.js';
 import { Outbox } from './outbox.js';
@@ -69,7 +71,7 @@ export function warmUp(opts: WarmUpOptions): number {
     creditFrames: opts.creditFrames,
     creditBytes: opts.creditBytes,
     spillMaxBytes: Number.POSITIVE_INFINITY,
-    now: () => 0,
+    now: () => performance.now(),
     post: (batch) => {
       frames += batch.metas.n;
       opts.post(batch);
@@ -83,7 +85,9 @@ export function warmUp(opts: WarmUpOptions): number {
     // A pipe read owns its memory: so does each piece here (batches transfer it).
     const piece = Buffer.allocUnsafeSlow(Math.min(CHUNK, data.length - at));
     data.copy(piece, 0, at, at + piece.length);
-    reader.push(piece, 0);
+    // A time with a fraction, as a session's are: frames' `t` stays a double field in V8's eyes
+    // (with 0, main's decoder was optimized for small integers and undone by the first real frame).
+    reader.push(piece, performance.now());
     outbox.flush();
   }
   reader.end();
