@@ -178,6 +178,18 @@ export class Outbox {
     return b;
   }
 
+  /**
+   * The end of a pipe chunk: a full batch is sealed here. (batchFor seals only before a frame
+   * that starts in a chunk of its own, and in a stream of small lines nearly every chunk begins
+   * with the end of a line from the one before, so batches grew until a flush, past the credits
+   * at times — 8,727 frames against 8,192 — and were cut, a chunk copied, to fit.) The line
+   * still arriving, if it began in the batch's last chunk, gets its part copied by `onSeal`.
+   */
+  chunkDone(): void {
+    const b = this.open;
+    if (b !== null && (b.n >= this.batchFrames || b.size >= BATCH_BYTES)) this.seal();
+  }
+
   /** A line that lies whole in one chunk: chunk[start, end). `info` null: a plain response
    *  with the numeric id `id` (the classifier's allocation-free answer for the bulk). */
   addLine(

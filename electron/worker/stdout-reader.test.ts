@@ -246,6 +246,7 @@ describe('StdoutReader against the reference framer', () => {
         const joined = Buffer.concat(pieces.map((p) => p.chunk.subarray(p.start, p.end)));
         seen.frames.push([offset, joined.subarray(0, bytes).toString('latin1'), c]);
       },
+      chunkDone() {},
     } as unknown as Outbox;
     const reader = new StdoutReader(limit, outbox, (i) =>
       seen.oversize.push([i.phase, i.offset, i.bytes]),
@@ -328,4 +329,53 @@ describe('StdoutReader against the reference framer', () => {
   it('...also for a chunk of more lines than one call into the scanner takes', () => {
     check(6, true);
   }, 60_000);
+});
+
+describe('StdoutReader → Outbox batch sizes', () => {
+  /** 20,000 responses of ~200 bytes in 64 KiB reads (nearly every read begins inside a line),
+   *  with no flush until the end, as when the worker is too busy to flush between reads. */
+  function flood(creditFrames: number) {
+    const lines: string[] = [];
+    for (let i = 0; i < 20_000; i++)
+      lines.push(
+        JSON.stringify({ jsonrpc: '2.0', id: i, result: { t: 'x'.repeat(150 + (i % 50)) } }),
+      );
+    const stream = Buffer.from(`${lines.join('\n')}\n`);
+    const sizes: number[] = [];
+    let frames = 0;
+    const outbox = new Outbox({
+      creditFrames,
+      creditBytes: 1 << 30,
+      spillMaxBytes: 1 << 30,
+      now: () => 0,
+      post: ({ metas, buffers, transfer }) => {
+        const msg = structuredClone({ metas, buffers }, { transfer });
+        sizes.push(msg.metas.n);
+        for (const f of decodeFrames(msg.metas, new ChunkReader(msg.buffers))) {
+          expect(f.data.toString()).toBe(lines[frames]);
+          frames += 1;
+        }
+        outbox.credit(msg.metas.n, 1);
+      },
+      onOverload: () => true,
+      onSeal: (chunk) => stdout.sealed(chunk),
+    });
+    const stdout = new StdoutReader(1 << 20, outbox, () => {});
+    for (let at = 0; at < stream.length; at += 64 * 1024) {
+      stdout.push(own(stream.subarray(at, at + 64 * 1024)), 0);
+    }
+    stdout.end();
+    outbox.flush();
+    return { sizes, frames };
+  }
+
+  it('seals a full batch at the end of a read, even when the next line began in it', () => {
+    // Batches take a quarter of the credits (2,048 here) and are sealed between reads: at most
+    // one read's lines (~320) over that. Sealed only at the flush, this was one batch of
+    // 20,000 frames, cut to the credits with a read copied at each cut.
+    const { sizes, frames } = flood(8192);
+    expect(frames).toBe(20_000);
+    expect(sizes.length).toBeGreaterThanOrEqual(8);
+    for (const n of sizes) expect(n).toBeLessThanOrEqual(2048 + 400);
+  });
 });

@@ -82,6 +82,7 @@ export class StdoutReader {
     this.chunkAt = t;
     this.chunkUtf8 = isUtf8(chunk);
     this.splitter.push(chunk);
+    this.outbox.chunkDone();
   }
 
   /** Stdout ended (or was abandoned): the bytes of an unterminated last line. */
