@@ -200,10 +200,6 @@ export class Transport extends EventEmitter<TransportEvents> {
         this.emit('frames', frames);
         break;
       }
-      case 'warm':
-        // Made-up frames, decoded so that main's decoder is warm for the first burst too.
-        decodeFrames(msg.metas, new ChunkReader(msg.buffers));
-        break;
       case 'spawned':
         this.pid = msg.pid;
         this.emit('spawned', msg.pid, msg.t);

@@ -115,8 +115,6 @@ export type FromWorker =
        *  `start` of these buffers taken as one run of bytes (it may cross from one to the next). */
       buffers: ArrayBuffer[];
     }
-  /** Frames of the worker's warm-up (electron/worker/warm-up.ts): decoded, then dropped. */
-  | { type: 'warm'; metas: EncodedMetas; buffers: ArrayBuffer[] }
   | {
       type: 'oversize';
       phase: 'start' | 'end';

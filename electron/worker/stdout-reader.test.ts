@@ -372,7 +372,7 @@ describe('StdoutReader → Outbox batch sizes', () => {
   it('seals a full batch at the end of a read, even when the next line began in it', () => {
     // Batches take a quarter of the credits (2,048 here) and are sealed between reads: at most
     // one read's lines (~320) over that. Sealed only at the flush, this was one batch of
-    // 20,000 frames, cut to the credits with a read copied at each cut.
+    // 20,000 frames, posted in three cuts of up to 8,192 (the credits), a read copied at each.
     const { sizes, frames } = flood(8192);
     expect(frames).toBe(20_000);
     expect(sizes.length).toBeGreaterThanOrEqual(8);

@@ -20,7 +20,6 @@ import type {
 import { ChildRunner } from './child-runner.js';
 import { Outbox } from './outbox.js';
 import { StdoutReader } from './stdout-reader.js';
-import { warmUp } from './warm-up.js';
 
 const COUNTERS_EVERY_MS = 100;
 const STDERR_FLUSH_MS = 50;
@@ -93,14 +92,6 @@ const outbox = new Outbox({
 const stdout = new StdoutReader(config.maxFrameBytes, outbox, (info) => {
   post({ type: 'oversize', ...info, t: now() });
   if (info.phase === 'start' && config.onOversize === 'terminate') void stop('oversize');
-});
-
-// Before the spawn, not during the server's start-up: a server that writes at once would meet
-// the warm-up half done and V8's compiler threads busy (an 8 MiB frame: 19 -> 26 ms).
-warmUp({
-  creditFrames: config.creditFrames,
-  creditBytes: config.creditBytes,
-  post: ({ metas, buffers, transfer }) => post({ type: 'warm', metas, buffers }, transfer),
 });
 
 let runner: ChildRunner | null = null;

@@ -9,7 +9,6 @@
 import { Worker } from 'node:worker_threads';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type Frame, Transport } from '../../dist/electron/engine/transport.js';
-import { WARM_LINES } from '../../dist/electron/worker/warm-up.js';
 import { withTimeout } from './helpers.js';
 
 const N = 60_000;
@@ -153,38 +152,5 @@ describe('transport hand-off under a flood', () => {
     // A post per read is thousands here (a line or two per read at the server's pace, ~7 a
     // millisecond); paced, at most one a millisecond while lines keep coming.
     expect(batches).toBeLessThanOrEqual(elapsedMs + 10);
-  });
-
-  it('warms the read path before the spawn, and none of it reaches the session', async () => {
-    // What main hears from the worker, in order (onMessage is the Transport's one way in).
-    const heard: string[] = [];
-    let warmFrames = 0;
-    const proto = Transport.prototype as unknown as { onMessage(m: unknown): void };
-    const onMessage = proto.onMessage;
-    proto.onMessage = function (this: Transport, m: unknown) {
-      const msg = m as { type: string; metas?: { n: number } };
-      if (msg.type !== 'counters') heard.push(msg.type);
-      if (msg.type === 'warm') warmFrames += msg.metas?.n ?? 0;
-      return onMessage.call(this, m);
-    };
-    try {
-      const lines = ['{"jsonrpc":"2.0","id":1,"result":{}}', '{"jsonrpc":"2.0","method":"x"}'];
-      const t = start(`process.stdout.write(${JSON.stringify(`${lines.join('\n')}\n`)})`);
-      const frames: Frame[] = [];
-      t.on('frames', (batch: Frame[]) => frames.push(...batch));
-      const exited = new Promise<void>((resolve) => t.on('exit', () => resolve()));
-      await withTimeout(exited, 10_000, 'server exit');
-      const { counters } = await withTimeout(t.stop(), 10_000, 'stop');
-      expect(frames.map((f) => [f.offset, f.data.toString()])).toEqual([
-        [0, lines[0]],
-        [lines[0].length + 1, lines[1]],
-      ]);
-      expect(counters).toMatchObject({ frames: 2, stdoutBytes: 68, lineBytes: 68, parseErrors: 0 });
-      // The made-up traffic went to main's decoder, all of it, before the server was spawned.
-      expect(warmFrames).toBe(WARM_LINES);
-      expect(heard.indexOf('spawned')).toBeGreaterThan(heard.lastIndexOf('warm'));
-    } finally {
-      proto.onMessage = onMessage;
-    }
   });
 });
