@@ -379,3 +379,105 @@ describe('StdoutReader → Outbox batch sizes', () => {
     for (const n of sizes) expect(n).toBeLessThanOrEqual(2048 + 400);
   });
 });
+
+describe('StdoutReader: lines that cross reads', () => {
+  /** How each line reached the outbox: whole in one buffer (`line`, its bytes there) or as the
+   *  pieces of the reads it crossed (`spanning`). */
+  function route(text: string | Buffer, cut: number[]) {
+    const stream = Buffer.from(text);
+    const got: { how: string; bytes: string; kind: string; id?: unknown; buf?: Buffer }[] = [];
+    const outbox = {
+      addLine(
+        c: Classified | null,
+        chunk: Buffer,
+        s: number,
+        e: number,
+        _o: number,
+        _t: number,
+        id = 0,
+      ) {
+        const bytes = chunk.subarray(s, e).toString('latin1');
+        got.push({
+          how: 'line',
+          bytes,
+          kind: c?.kind ?? 'response',
+          id: c ? c.id : id,
+          buf: chunk,
+        });
+      },
+      addResponses(chunk: Buffer, rows: LineRows, r0: number, r1: number) {
+        for (let r = r0; r < r1; r++) {
+          got.push({
+            how: 'line',
+            bytes: chunk.subarray(rows.startAt(r), rows.endAt(r)).toString('latin1'),
+            kind: 'response',
+            id: rows.idAt(r),
+          });
+        }
+      },
+      addSpanning(
+        c: Classified,
+        pieces: { chunk: Buffer; start: number; end: number }[],
+        n: number,
+      ) {
+        const joined = Buffer.concat(pieces.map((p) => p.chunk.subarray(p.start, p.end)));
+        got.push({
+          how: 'spanning',
+          bytes: joined.subarray(0, n).toString('latin1'),
+          kind: c.kind,
+          id: c.id,
+        });
+      },
+      chunkDone() {},
+    } as unknown as Outbox;
+    const reader = new StdoutReader(1 << 20, outbox, () => {});
+    let at = 0;
+    for (const n of [...cut, stream.length]) {
+      if (n > at) reader.push(own(stream.subarray(at, n)), 0);
+      at = Math.max(at, n);
+    }
+    reader.end();
+    return got;
+  }
+
+  it('joins a short one and classifies it as a whole line, in a buffer of its own', () => {
+    const resp = '{"jsonrpc":"2.0","id":7,"result":{}}';
+    const note = '{"jsonrpc":"2.0","method":"notifications/message","params":{"data":"é"}}';
+    const text = `${resp}\n${note}\r\nnot json\n\r\r\n`;
+    const got = route(text, [10, 20, 50, 100, 112, 115]);
+    expect(got.map((g) => [g.how, g.bytes, g.kind])).toEqual([
+      ['line', resp, 'response'],
+      ['line', Buffer.from(note).toString('latin1'), 'notification'],
+      ['line', 'not json', 'parse-error'],
+      // Its own last byte is \r: kept (one \r before \n is the line ending's).
+      ['line', '\r', 'parse-error'],
+    ]);
+    expect(got[0].id).toBe(7);
+    // The copy ends in \r\n (not sent as part of the frame): the reads themselves stay whole.
+    expect(got[0].buf?.toString()).toBe(`${resp}\r\n`);
+  });
+
+  it('finds bad UTF-8 and a character cut between reads as a whole line would', () => {
+    const ok = Buffer.from('{"jsonrpc":"2.0","id":1,"result":"😀"}\n');
+    const bad = Buffer.concat([
+      Buffer.from('{"jsonrpc":"2.0","id":2,"result":"'),
+      Buffer.from([0xf0, 0x9f]),
+      Buffer.from('"}\n'),
+    ]);
+    const cutInEmoji = ok.indexOf(0xf0) + 2;
+    const got = route(Buffer.concat([ok, bad]), [cutInEmoji, ok.length + 36]);
+    expect(got.map((g) => [g.how, g.kind])).toEqual([
+      ['line', 'response'],
+      ['line', 'parse-error'],
+    ]);
+  });
+
+  it('validates a long one piece by piece as it arrives, as before', () => {
+    const long = JSON.stringify({ jsonrpc: '2.0', id: 3, result: 'x'.repeat(40_000) });
+    const got = route(`${long}\n{"jsonrpc":"2.0","id":4,"result":1}\n`, [100, 20_000, 40_100]);
+    expect(got.map((g) => [g.how, g.bytes.length, g.kind, g.id])).toEqual([
+      ['spanning', long.length, 'response', 3],
+      ['line', 35, 'response', 4],
+    ]);
+  });
+});

@@ -7,8 +7,9 @@
  * gets every frame in stream order; `onOversize` hears about lines over the limit.
  *
  * A chunk's whole lines are classified together once the chunk is split (one call into the
- * WebAssembly scanner for ~300 small frames); a line that spans chunks is validated piece by
- * piece as it arrives, so a 64 MiB frame is done when its newline comes.
+ * WebAssembly scanner for ~300 small frames); a short line that spans chunks is joined when it
+ * ends and classified the same way; a long one is validated piece by piece as it arrives, so a
+ * 64 MiB frame is done when its newline comes.
  */
 import { isUtf8 } from 'node:buffer';
 import type { Classified } from '../engine/classify.js';
@@ -21,9 +22,20 @@ import {
 import { LineClassifier } from '../engine/line-classifier.js';
 import type { Outbox, Piece } from './outbox.js';
 
-/** The first `length` bytes of a line's pieces, in one buffer. */
-function joinPieces(pieces: readonly Piece[], length: number): Buffer {
-  const out = Buffer.allocUnsafe(length);
+/**
+ * A line that crosses pipe reads and ends within this many bytes is joined and classified like
+ * the whole lines of a read (it costs a copy of at most this much); a longer one is validated
+ * piece by piece as it arrives. In a flood of small lines nearly every read ends inside a line:
+ * classified piece by piece, those ~600 lines of a 200,000-line flood kept the streaming
+ * scanner's JavaScript hot enough for V8 to compile it, on the cores the flood needs.
+ */
+const JOIN_MAX = 16 * 1024;
+/** Lines joined here are within the limit already (the splitter checked). */
+const NO_LIMIT = 2 ** 31 - 1;
+
+/** The first `length` bytes of a line's pieces, in one buffer (`room` bytes more after them). */
+function joinPieces(pieces: readonly Piece[], length: number, room = 0): Buffer {
+  const out = Buffer.allocUnsafeSlow(length + room);
   let at = 0;
   for (const p of pieces) {
     const n = Math.min(p.end - p.start, length - at);
@@ -41,6 +53,11 @@ export class StdoutReader {
   private readonly splitter;
   /** The pieces of the line that spans chunks, so far. */
   private pending: Piece[] = [];
+  /** Their bytes; whether each piece's chunk was valid UTF-8 as a whole; whether they go to the
+   *  classifier as they come (past JOIN_MAX). */
+  private pendingBytes = 0;
+  private pendingUtf8: boolean[] = [];
+  private streaming = false;
   /** Arrival time of the chunk being split (all its frames share it). */
   private chunkAt = 0;
   /** Whether that chunk is valid UTF-8 as a whole (then so is every line inside it). */
@@ -55,15 +72,20 @@ export class StdoutReader {
       // Only without regions (never here): kept exact all the same.
       line: (chunk, start, end, offset) => this.wholeLine(chunk, start, end, offset),
       partial: (chunk, start) => {
-        if (this.pending.length === 0) this.classifier.begin();
         this.pending.push({ chunk, start, end: chunk.length });
-        this.classifier.piece(start === 0 ? chunk : chunk.subarray(start), this.chunkUtf8);
+        this.pendingBytes += chunk.length - start;
+        if (this.streaming) {
+          this.classifier.piece(start === 0 ? chunk : chunk.subarray(start), this.chunkUtf8);
+          return;
+        }
+        this.pendingUtf8.push(this.chunkUtf8);
+        if (this.pendingBytes > JOIN_MAX) this.stream();
       },
       lineEnd: (chunk, end, length, offset) => this.lineEnd(chunk, end, length, offset),
       region: (chunk, start, end, offset, limit, tally) =>
         this.region(chunk, start, end, offset, limit, tally),
       oversize: (info) => {
-        if (info.phase === 'start') this.pending = [];
+        if (info.phase === 'start') this.drop();
         onOversize(info);
       },
     });
@@ -104,18 +126,54 @@ export class StdoutReader {
     if (c.kind === 'parse-error' || c.kind === 'empty') this.parseErrors += 1;
   }
 
+  /** The line still arriving is past JOIN_MAX: its pieces so far go to the classifier, and the
+   *  next ones as they come. */
+  private stream(): void {
+    this.streaming = true;
+    this.classifier.begin();
+    this.pending.forEach((p, i) => {
+      this.classifier.piece(p.chunk.subarray(p.start, p.end), this.pendingUtf8[i]);
+    });
+    this.pendingUtf8 = [];
+  }
+
+  private drop(): void {
+    this.pending = [];
+    this.pendingBytes = 0;
+    this.pendingUtf8 = [];
+    this.streaming = false;
+  }
+
   private lineEnd(chunk: Buffer, end: number, length: number, offset: number): void {
     const pieces = this.pending;
+    // Joined, a line is at most JOIN_MAX bytes (the end of a large read makes it longer).
+    if (!this.streaming && this.pendingBytes + end > JOIN_MAX) this.stream();
     if (end > 0) {
-      this.classifier.piece(chunk.subarray(0, end), this.chunkUtf8);
+      if (this.streaming) this.classifier.piece(chunk.subarray(0, end), this.chunkUtf8);
       pieces.push({ chunk, start: 0, end });
     }
-    // The pieces are all still here (a first piece whose chunk left was copied by `sealed`): the
-    // classifier may want them joined, for an exact parse error or an over-long member.
-    const c = this.classifier.end(length, () => joinPieces(pieces, length));
-    this.count(c);
-    this.outbox.addSpanning(c, pieces, length, offset, this.chunkAt);
-    this.pending = [];
+    if (this.streaming) {
+      // The pieces are all still here (a first piece whose chunk left was copied by `sealed`):
+      // the classifier may want them joined, for an exact parse error or an over-long member.
+      const c = this.classifier.end(length, () => joinPieces(pieces, length));
+      this.count(c);
+      this.outbox.addSpanning(c, pieces, length, offset, this.chunkAt);
+    } else this.joined(pieces, length, offset);
+    this.drop();
+  }
+
+  /** A short line that crossed reads: joined and classified as a read's whole lines are; the
+   *  joined copy travels to main in its place. It ends in \r\n: the split takes one \r off, so
+   *  a line whose own last byte is \r keeps it. */
+  private joined(pieces: readonly Piece[], length: number, offset: number): void {
+    const line = joinPieces(pieces, length, 2);
+    line[length] = 0x0d;
+    line[length + 1] = 0x0a;
+    const t = this.chunkAt;
+    this.classifier.classifyRegion(line, 0, length + 2, NO_LIMIT, false, (start, end, c, id) => {
+      if (c !== null) this.count(c);
+      this.outbox.addLine(c, line, start, end, offset + start, t, id);
+    });
   }
 
   /** The chunk's whole lines, split and classified in one call into the scanner. */
