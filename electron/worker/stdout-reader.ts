@@ -56,7 +56,7 @@ export class StdoutReader {
   /** Their bytes; whether each piece's chunk was valid UTF-8 as a whole; whether they go to the
    *  classifier as they come (past JOIN_MAX). */
   private pendingBytes = 0;
-  private pendingUtf8: boolean[] = [];
+  private readonly pendingUtf8: boolean[] = [];
   private streaming = false;
   /** Arrival time of the chunk being split (all its frames share it). */
   private chunkAt = 0;
@@ -74,12 +74,14 @@ export class StdoutReader {
       partial: (chunk, start) => {
         this.pending.push({ chunk, start, end: chunk.length });
         this.pendingBytes += chunk.length - start;
-        if (this.streaming) {
-          this.classifier.piece(start === 0 ? chunk : chunk.subarray(start), this.chunkUtf8);
-          return;
+        if (!this.streaming) {
+          if (this.pendingBytes <= JOIN_MAX) {
+            this.pendingUtf8.push(this.chunkUtf8);
+            return;
+          }
+          this.stream(this.pending.length - 1);
         }
-        this.pendingUtf8.push(this.chunkUtf8);
-        if (this.pendingBytes > JOIN_MAX) this.stream();
+        this.classifier.piece(start === 0 ? chunk : chunk.subarray(start), this.chunkUtf8);
       },
       lineEnd: (chunk, end, length, offset) => this.lineEnd(chunk, end, length, offset),
       region: (chunk, start, end, offset, limit, tally) =>
@@ -126,28 +128,28 @@ export class StdoutReader {
     if (c.kind === 'parse-error' || c.kind === 'empty') this.parseErrors += 1;
   }
 
-  /** The line still arriving is past JOIN_MAX: its pieces so far go to the classifier, and the
-   *  next ones as they come. */
-  private stream(): void {
+  /** The line still arriving is past JOIN_MAX: its first `n` pieces, held until now, go to the
+   *  classifier, and the next ones as they come. */
+  private stream(n: number): void {
     this.streaming = true;
     this.classifier.begin();
-    this.pending.forEach((p, i) => {
+    for (let i = 0; i < n; i++) {
+      const p = this.pending[i];
       this.classifier.piece(p.chunk.subarray(p.start, p.end), this.pendingUtf8[i]);
-    });
-    this.pendingUtf8 = [];
+    }
   }
 
   private drop(): void {
     this.pending = [];
     this.pendingBytes = 0;
-    this.pendingUtf8 = [];
+    this.pendingUtf8.length = 0;
     this.streaming = false;
   }
 
   private lineEnd(chunk: Buffer, end: number, length: number, offset: number): void {
     const pieces = this.pending;
     // Joined, a line is at most JOIN_MAX bytes (the end of a large read makes it longer).
-    if (!this.streaming && this.pendingBytes + end > JOIN_MAX) this.stream();
+    if (!this.streaming && this.pendingBytes + end > JOIN_MAX) this.stream(pieces.length);
     if (end > 0) {
       if (this.streaming) this.classifier.piece(chunk.subarray(0, end), this.chunkUtf8);
       pieces.push({ chunk, start: 0, end });
