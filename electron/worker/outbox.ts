@@ -17,7 +17,8 @@
  * way to main, except when credits cut a batch in two (only with nothing in flight: the chunk
  * both halves need is copied for the second), for a line still arriving whose first chunk
  * leaves with a batch (`onSeal`), and for a batch of many small chunks (a server writing a line
- * per write), which goes packed into one buffer (`packed`).
+ * per write), which goes packed into one buffer (`packed`). (A short line that crossed reads
+ * comes here already joined by the stdout reader, as a chunk of its own.)
  * Each chunk belongs to one batch: a batch is only sealed between chunks.
  */
 import {

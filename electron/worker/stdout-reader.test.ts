@@ -332,13 +332,13 @@ describe('StdoutReader against the reference framer', () => {
 });
 
 describe('StdoutReader → Outbox batch sizes', () => {
-  /** 20,000 responses of ~200 bytes in 64 KiB reads (nearly every read begins inside a line),
-   *  with no flush until the end, as when the worker is too busy to flush between reads. */
-  function flood(creditFrames: number) {
+  /** `count` responses of ~`size` bytes in 64 KiB reads, with no flush until the end, as when
+   *  the worker is too busy to flush between reads. */
+  function flood(count: number, size: number, creditFrames: number) {
     const lines: string[] = [];
-    for (let i = 0; i < 20_000; i++)
+    for (let i = 0; i < count; i++)
       lines.push(
-        JSON.stringify({ jsonrpc: '2.0', id: i, result: { t: 'x'.repeat(150 + (i % 50)) } }),
+        JSON.stringify({ jsonrpc: '2.0', id: i, result: { t: 'x'.repeat(size - 50 + (i % 50)) } }),
       );
     const stream = Buffer.from(`${lines.join('\n')}\n`);
     const sizes: number[] = [];
@@ -370,10 +370,18 @@ describe('StdoutReader → Outbox batch sizes', () => {
   }
 
   it('seals a full batch at the end of a read, even when the next line began in it', () => {
-    // Batches take a quarter of the credits (2,048 here) and are sealed between reads: at most
-    // one read's lines (~320) over that. Sealed only at the flush, this was one batch of
-    // 20,000 frames, posted in three cuts of up to 8,192 (the credits), a read copied at each.
-    const { sizes, frames } = flood(8192);
+    // Lines over the join size (16 KiB) cross reads as pieces of them: the read they end in
+    // joins the batch, so only the end of a read can seal it. Batches take a quarter of the
+    // credits (100 here), sealed between reads: at most one read's lines (~4) over that.
+    // Sealed only at the flush, this was one batch of all 600 frames.
+    const { sizes, frames } = flood(600, 17_000, 400);
+    expect(frames).toBe(600);
+    expect(sizes.length).toBeGreaterThanOrEqual(6);
+    for (const n of sizes) expect(n).toBeLessThanOrEqual(100 + 5);
+  });
+
+  it('...and a flood of small lines stays in batches near a quarter of the credits', () => {
+    const { sizes, frames } = flood(20_000, 200, 8192);
     expect(frames).toBe(20_000);
     expect(sizes.length).toBeGreaterThanOrEqual(8);
     for (const n of sizes) expect(n).toBeLessThanOrEqual(2048 + 400);
@@ -470,6 +478,49 @@ describe('StdoutReader: lines that cross reads', () => {
       ['line', 'response'],
       ['line', 'parse-error'],
     ]);
+  });
+
+  it('checks the UTF-8 of pieces it held, once a line grows past the join size', () => {
+    const x = 'x'.repeat(10_000);
+    const head = Buffer.from(`{"jsonrpc":"2.0","id":1,"result":"${x}`);
+    const tail = Buffer.from(`${x}"}\n`);
+    // A character cut between the reads (neither read is valid UTF-8 on its own): valid.
+    const e = Buffer.from('é');
+    const ok = route(Buffer.concat([head, e, tail]), [head.length + 1]);
+    expect(ok.map((g) => [g.how, g.kind])).toEqual([['spanning', 'response']]);
+    // A stray byte in the held part: not UTF-8, though the read it ends in is.
+    const bad = route(Buffer.concat([head, Buffer.from([0xff]), tail]), [head.length + 1]);
+    expect(bad.map((g) => [g.how, g.kind])).toEqual([['spanning', 'parse-error']]);
+    // The same after a short line joined from valid reads: what was held for that one is gone.
+    const short = '{"jsonrpc":"2.0","id":0,"result":{}}\n';
+    const after = route(Buffer.concat([Buffer.from(short), head, Buffer.from([0xff]), tail]), [
+      10,
+      short.length + head.length + 1,
+    ]);
+    expect(after.map((g) => [g.how, g.kind])).toEqual([
+      ['line', 'response'],
+      ['spanning', 'parse-error'],
+    ]);
+  });
+
+  it('joins up to 16 KiB held (a \\r included) and streams past it, cut anywhere near', () => {
+    for (const n of [16_382, 16_383, 16_384, 16_385]) {
+      for (const eol of ['\n', '\r\n']) {
+        const body = `{"jsonrpc":"2.0","id":5,"result":"${'y'.repeat(n - 36)}"}`;
+        expect(body.length).toBe(n);
+        const text = `${body}${eol}`;
+        for (const cut of [1, 8_000, n - 1, n, n + 1]) {
+          const got = route(text, [cut]);
+          // Held: every byte before the \n, a \r included (a line in one read is not held).
+          const held = n + eol.length - 1;
+          const how = cut >= text.length ? 'line' : held <= 16_384 ? 'line' : 'spanning';
+          expect(
+            [got.length, got[0].how, got[0].bytes, got[0].kind],
+            `${n} ${JSON.stringify(eol)} ${cut}`,
+          ).toEqual([1, how, body, classifyFrameByParse(Buffer.from(body)).kind]);
+        }
+      }
+    }
   });
 
   it('validates a long one piece by piece as it arrives, as before', () => {
