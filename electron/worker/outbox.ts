@@ -164,7 +164,7 @@ export class Outbox {
    *  while it ends with this chunk: a chunk belongs to one batch). */
   private batchFor(chunk: Buffer): Batch {
     let b = this.open;
-    if (b !== null && b.last !== chunk && (b.n >= this.batchFrames || b.size >= BATCH_BYTES)) {
+    if (b !== null && b.last !== chunk && this.full(b)) {
       this.seal();
       b = null;
     }
@@ -187,8 +187,12 @@ export class Outbox {
    * still arriving, if it began in the batch's last chunk, gets its part copied by `onSeal`.
    */
   chunkDone(): void {
-    const b = this.open;
-    if (b !== null && (b.n >= this.batchFrames || b.size >= BATCH_BYTES)) this.seal();
+    if (this.open !== null && this.full(this.open)) this.seal();
+  }
+
+  /** A batch takes no more frames once sealed: full by frames or by bytes. */
+  private full(b: Batch): boolean {
+    return b.n >= this.batchFrames || b.size >= BATCH_BYTES;
   }
 
   /** A line that lies whole in one chunk: chunk[start, end). `info` null: a plain response
