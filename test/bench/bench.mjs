@@ -164,6 +164,7 @@ async function main() {
   let readers = opts.readers ?? [
     'raw',
     'raw-keep',
+    'raw-slab',
     'sdk',
     ...(cap !== null ? ['sdk-nocap'] : []),
     'framer',
