@@ -1,10 +1,11 @@
 /**
  * A frame's bytes on main: one Buffer, or — for a large frame that arrived over many pipe
- * chunks — those chunks as they were transferred from the worker (never joined: a 64 MiB frame
+ * chunks — those chunks as they came from the worker (never joined: a 64 MiB frame
  * costs its 64 MiB once). Both answer `length`, `subarray` (a page: a copy only where it
  * crosses chunks) and `toString`, which is all the session's consumers use.
  */
 import type { Hash } from 'node:crypto';
+import type { WireBuffer } from './worker-protocol.js';
 
 export class ChunkedBytes {
   readonly length: number;
@@ -63,7 +64,7 @@ export function updateHash(hash: Hash, data: FrameBytes): Hash {
 const EMPTY = new ArrayBuffer(0);
 
 /**
- * Finds frames in a batch's transferred chunks (the frames in order, positions taken over the
+ * Finds frames in a batch's chunks (the frames in order, positions taken over the
  * chunks as one run of bytes): a frame inside one chunk is located there (`locate`) or cut as a
  * view (`read`); where it crosses chunks, ChunkedBytes of them, never joined — unless the frame
  * is under half the bytes of the chunks it touches (a 200-byte frame across two 64 KiB chunks):
@@ -74,11 +75,12 @@ export class ChunkReader {
   private j = 0;
   private base = 0;
 
-  /** Set by `within` (and `locate`) when the frame lies in one chunk: that chunk and where in it. */
-  buf: ArrayBuffer = EMPTY;
+  /** Set by `within` (and `locate`) when the frame lies in one chunk: the memory holding that
+   *  chunk (a slab's, for a view of one) and where in it. */
+  buf: ArrayBufferLike = EMPTY;
   at = 0;
 
-  constructor(private readonly buffers: readonly ArrayBuffer[]) {}
+  constructor(private readonly buffers: readonly WireBuffer[]) {}
 
   /** `bytes` bytes at `start`; calls must come with non-decreasing `start`. */
   read(start: number, bytes: number): FrameBytes {
@@ -110,8 +112,13 @@ export class ChunkReader {
     const ab = bufs[this.j];
     const from = start - this.base;
     if (ab === undefined || from + bytes > ab.byteLength) return false;
-    this.buf = ab;
-    this.at = from;
+    if (ab instanceof ArrayBuffer) {
+      this.buf = ab;
+      this.at = from;
+    } else {
+      this.buf = ab.buffer;
+      this.at = ab.byteOffset + from;
+    }
     return true;
   }
 
@@ -129,7 +136,7 @@ export class ChunkReader {
     let touched = 0;
     for (let k = this.j; k < bufs.length && left > 0; k++) {
       const n = Math.min(left, bufs[k].byteLength - at);
-      pieces.push(bufferView(bufs[k], at, n));
+      pieces.push(wireView(bufs[k], at, n));
       touched += bufs[k].byteLength;
       left -= n;
       at = 0;
@@ -161,6 +168,14 @@ Object.defineProperty(BufferView.prototype, 'constructor', {
   configurable: true,
 });
 
-export function bufferView(ab: ArrayBuffer, offset: number, length: number): Buffer {
-  return new BufferView(ab, offset, length) as unknown as Buffer;
+export function bufferView(ab: ArrayBufferLike, offset: number, length: number): Buffer {
+  // (A SharedArrayBuffer too: Uint8Array takes either; the lib's overloads list ArrayBuffer.)
+  return new BufferView(ab as ArrayBuffer, offset, length) as unknown as Buffer;
+}
+
+/** bufferView of a chunk as it came from the worker (a view of a slab, or a buffer of its own). */
+function wireView(w: WireBuffer, offset: number, length: number): Buffer {
+  return w instanceof ArrayBuffer
+    ? bufferView(w, offset, length)
+    : bufferView(w.buffer, w.byteOffset + offset, length);
 }

@@ -54,6 +54,24 @@ describe('FrameStore with frames located in their chunks', () => {
     expect(store.droppedBytes).toBe(90);
   });
 
+  it('counts a shared slab whole, once, for the frames located in it (stdout-channel.ts)', () => {
+    const slab = new SharedArrayBuffer(4 * 1024 * 1024);
+    Buffer.from(slab).write('{"a":1}\n{"b":22}\n', 1000);
+    const store = new FrameStore(16 * 1024 * 1024);
+    const s1 = store.add(info(), located(slab, 1000, 7));
+    const s2 = store.add(info(), located(slab, 1008, 8));
+    expect(store.heldBytes).toBe(slab.byteLength); // what the slab keeps alive, not 15 bytes
+    expect(store.page(s2.seq, 0, 100)?.data.toString()).toBe('{"b":22}');
+    expect(store.page(s1.seq, 0, 100)?.data.buffer).toBe(slab); // a view, not a copy
+    expect(store.sha256(s1.seq)).toBe(createHash('sha256').update('{"a":1}').digest('hex'));
+    // A budget smaller than the slab does not hold its frames at all (their summaries stay).
+    const small = new FrameStore(1024 * 1024);
+    const s3 = small.add(info(), located(slab, 1000, 7));
+    expect(small.heldBytes).toBe(0);
+    expect(s3.held).toBe(false);
+    expect(s3.preview).toBe('{"a":1}');
+  });
+
   it('evicting summaries lets their chunks go', () => {
     const chunks = [0, 1, 2].map((c) => chunkOf(`{"n":${c}}\n`.repeat(2)));
     const store = new FrameStore(1 << 20, 2);

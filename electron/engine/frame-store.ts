@@ -39,7 +39,7 @@ function previewText(data: FrameBytes): string {
 interface Stored {
   summary: FrameSummary;
   cut: FrameBytes | null;
-  buf: ArrayBuffer | null;
+  buf: ArrayBufferLike | null;
   at: number;
 }
 
@@ -70,7 +70,7 @@ export class FrameStore {
    * notification flood went from ~410 to ~340 ms without them).
    */
   heldBytes = 0;
-  private readonly pins = new Map<ArrayBuffer, { frames: number; size: number }>();
+  private readonly pins = new Map<ArrayBufferLike, { frames: number; size: number }>();
   evictedSummaries = 0;
   /** Frame bytes (not buffer bytes, as heldBytes) dropped for the budget or with evicted
    *  summaries. */
@@ -148,7 +148,7 @@ export class FrameStore {
     if (s.buf !== null) return s.buf.byteLength > this.maxBytes && !this.pins.has(s.buf);
     let n = 0;
     this.eachBuffer(s, (ab) => {
-      if (!this.pins.has(ab as ArrayBuffer)) n += ab.byteLength;
+      if (!this.pins.has(ab)) n += ab.byteLength;
     });
     return n > this.maxBytes;
   }
@@ -167,7 +167,7 @@ export class FrameStore {
   }
 
   private pin(ab: ArrayBufferLike, by: 1 | -1): void {
-    const key = ab as ArrayBuffer;
+    const key = ab;
     const p = this.pins.get(key);
     if (p === undefined) {
       if (by === 1) {

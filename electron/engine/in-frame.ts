@@ -28,7 +28,7 @@ export class InFrame implements FrameMeta {
   declare kind: FrameKind;
   declare id: string | number | null | undefined;
   /** The chunk holding the bytes, from `at` (an empty buffer when `cut` holds them). */
-  declare buf: ArrayBuffer;
+  declare buf: ArrayBufferLike;
   declare at: number;
   /** The bytes already cut: a frame that crossed chunks, or one made with `of`. */
   declare cut: FrameBytes | null;
@@ -47,7 +47,7 @@ export class InFrame implements FrameMeta {
     t: number,
     kind: FrameKind,
     id: string | number | null | undefined,
-    buf: ArrayBuffer,
+    buf: ArrayBufferLike,
     at: number,
     cut: FrameBytes | null,
   ) {

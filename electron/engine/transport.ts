@@ -2,7 +2,7 @@
  * Transport: main's handle on one transport worker (and through it, one server process).
  *
  * Owns: the Worker thread. Fed by: the worker's messages. Listens: the Session (or a benchmark)
- * through typed events. Frames arrive in batches with their bytes in transferred buffers; the
+ * through typed events. Frames arrive in batches with their bytes in the worker's buffers; the
  * listener must return credits (`credit`) as it consumes them, or the worker stops posting.
  * If the worker dies, the server's process group is killed so nothing is left behind.
  */
@@ -43,6 +43,8 @@ export type TransportConfig = Pick<
   creditBytes?: number;
   /** Epoch ms the session's clock counts from (defaults to now). */
   startedAtEpochMs?: number;
+  /** How stdout is read (tests of both ways; default: the socket channel where it works). */
+  stdoutChannel?: WorkerStartConfig['stdoutChannel'];
 };
 
 export interface TransportEvents {
@@ -119,6 +121,7 @@ export class Transport extends EventEmitter<TransportEvents> {
         afterSigkill: 2000,
       },
       startedAtEpochMs: this.startedAtEpochMs,
+      stdoutChannel: config.stdoutChannel,
     };
     this.worker = new Worker(workerUrl(), {
       workerData: start,

@@ -49,6 +49,8 @@ export interface WorkerStartConfig {
   stopGraceMs: { afterStdinClose: number; afterSigterm: number; afterSigkill: number };
   /** Epoch ms (timeOrigin + now) of the session start, so both threads share one clock. */
   startedAtEpochMs: number;
+  /** `pipe`: Node's own pipe for stdout even where the socket channel works (stdout-channel.ts). */
+  stdoutChannel?: 'socket' | 'pipe';
 }
 
 /** Main → worker. */
@@ -104,6 +106,13 @@ export interface ExitInfo {
   t: number;
 }
 
+/**
+ * A pipe chunk on its way to main: an ArrayBuffer holding exactly the chunk, transferred; or,
+ * for reads of a long line (stdout-channel.ts), a view of a shared slab — the same memory on
+ * both sides, never written again once read into.
+ */
+export type WireBuffer = ArrayBuffer | Uint8Array;
+
 /** Worker → main. */
 export type FromWorker =
   | { type: 'spawned'; pid: number; t: number }
@@ -111,9 +120,9 @@ export type FromWorker =
   | {
       type: 'frames';
       metas: EncodedMetas;
-      /** The pipe chunks the frames lie in, transferred. A frame is `bytes` bytes at position
+      /** The pipe chunks the frames lie in (see WireBuffer). A frame is `bytes` bytes at position
        *  `start` of these buffers taken as one run of bytes (it may cross from one to the next). */
-      buffers: ArrayBuffer[];
+      buffers: WireBuffer[];
     }
   | {
       type: 'oversize';

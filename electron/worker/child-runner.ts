@@ -9,8 +9,10 @@
  * again; its group is signalled only while our pipes are still held open, which proves a
  * descendant is alive (the pid cannot have been reused while the group exists).
  */
-import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
+import type { Readable, Writable } from 'node:stream';
 import type { ExitInfo } from '../engine/worker-protocol.js';
+import type { StdoutChannel } from './stdout-channel.js';
 
 export interface StopGrace {
   afterStdinClose: number;
@@ -28,7 +30,11 @@ export interface SpawnSpec {
 export type StopStep = 'stdin-closed' | 'sigterm' | 'sigkill' | 'abandoned';
 
 export class ChildRunner {
-  readonly child: ChildProcessWithoutNullStreams;
+  readonly child: ChildProcess;
+  /** The server's stdout as we read it: the channel's socket, or Node's pipe without one. */
+  readonly stdout: Readable;
+  readonly stderr: Readable;
+  readonly stdin: Writable;
   exit: ExitInfo | null = null;
   private exitWaiters: (() => void)[] = [];
   /** Resolves when stdout and stderr have both ended (nobody holds them any more). */
@@ -40,21 +46,35 @@ export class ChildRunner {
     spec: SpawnSpec,
     private readonly now: () => number,
     onExit: (exit: ExitInfo) => void,
+    channel: StdoutChannel | null = null,
   ) {
-    this.child = spawn(spec.command, spec.args, {
-      cwd: spec.cwd,
-      env: spec.env,
-      stdio: ['pipe', 'pipe', 'pipe'],
-      detached: process.platform !== 'win32',
-      shell: false,
-      windowsHide: true,
-    });
+    try {
+      this.child = spawn(spec.command, spec.args, {
+        cwd: spec.cwd,
+        env: spec.env,
+        stdio: ['pipe', channel?.serverEnd ?? 'pipe', 'pipe'],
+        detached: process.platform !== 'win32',
+        shell: false,
+        windowsHide: true,
+      });
+    } catch (e) {
+      channel?.reader.destroy();
+      throw e;
+    } finally {
+      // The child has its own copy now (or there is no child): ours would keep EOF away.
+      channel?.serverEnd.destroy();
+    }
+    const { stdin, stdout, stderr } = this.child;
+    if (!stdin || !stderr || !(stdout ?? channel)) throw new Error('spawn gave no pipes');
+    this.stdin = stdin;
+    this.stderr = stderr;
+    this.stdout = channel?.reader ?? (stdout as Readable);
     this.child.once('exit', (code, signal) => {
       this.exit = { code, signal, t: this.now() };
       onExit(this.exit);
       for (const w of this.exitWaiters.splice(0)) w();
     });
-    for (const stream of [this.child.stdout, this.child.stderr]) {
+    for (const stream of [this.stdout, this.stderr]) {
       stream.once('close', () => {
         this.pipesOpen -= 1;
         if (this.pipesOpen === 0) for (const w of this.pipeWaiters.splice(0)) w();
@@ -115,8 +135,8 @@ export class ChildRunner {
 
   /** The stop ladder: close stdin, wait, SIGTERM the group, wait, SIGKILL, wait. */
   async stop(grace: StopGrace): Promise<StopStep[]> {
-    if (!this.child.stdin.destroyed) {
-      this.child.stdin.end();
+    if (!this.stdin.destroyed) {
+      this.stdin.end();
       this.steps.push('stdin-closed');
     }
     if (await this.waitDone(grace.afterStdinClose)) return this.steps;
@@ -128,9 +148,9 @@ export class ChildRunner {
     if (await this.waitDone(grace.afterSigkill)) return this.steps;
     // Something outside our group holds the pipes: stop reading them so we can go.
     this.steps.push('abandoned');
-    this.child.stdout.destroy();
-    this.child.stderr.destroy();
-    this.child.stdin.destroy();
+    this.stdout.destroy();
+    this.stderr.destroy();
+    this.stdin.destroy();
     return this.steps;
   }
 }

@@ -4,11 +4,12 @@
  * chunks as one run of bytes; a chunk belongs to one batch. `packed`: the buffers a batch posts.
  */
 import type { MetaColumns } from '../engine/frame-codec.js';
+import type { WireBuffer } from '../engine/worker-protocol.js';
 
 export class Batch {
-  /** The chunks (as given) and the buffers that will be transferred for them. */
+  /** The chunks (as given) and the buffers that will carry them to main. */
   readonly chunks: Buffer[] = [];
-  readonly buffers: ArrayBuffer[] = [];
+  readonly buffers: WireBuffer[] = [];
   /** Bytes of all buffers: the position the next chunk starts at. */
   size = 0;
   /** Frame bytes (what credits count). */
@@ -31,7 +32,7 @@ export class Batch {
   }
 
   /** Appends a chunk and the buffer that carries it; returns where it starts. */
-  adopt(chunk: Buffer, buffer: ArrayBuffer): number {
+  adopt(chunk: Buffer, buffer: WireBuffer): number {
     this.chunks.push(chunk);
     this.buffers.push(buffer);
     this.last = chunk;
@@ -41,10 +42,12 @@ export class Batch {
   }
 }
 
-/** An ArrayBuffer holding exactly the chunk's bytes, fit to be transferred (a copy unless the
- *  chunk is its own whole ArrayBuffer, as pipe reads are). */
-function ownBuffer(chunk: Buffer): ArrayBuffer {
+/** What carries the chunk to main: a view, for a read into a shared slab (main sees the same
+ *  memory); else an ArrayBuffer holding exactly the chunk's bytes, fit to be transferred (a copy
+ *  unless the chunk is its own whole ArrayBuffer, as pipe reads are). */
+function ownBuffer(chunk: Buffer): WireBuffer {
   const ab = chunk.buffer;
+  if (isShared(chunk)) return new Uint8Array(ab, chunk.byteOffset, chunk.length);
   if (ab instanceof ArrayBuffer && chunk.byteOffset === 0 && ab.byteLength === chunk.length) {
     return ab;
   }
@@ -63,15 +66,24 @@ function ownBuffer(chunk: Buffer): ArrayBuffer {
 const PACK_BELOW_AVERAGE = 16 * 1024;
 const PACK_MAX_BYTES = 1024 * 1024;
 
-/** The buffers as one when they are many and small (see PACK_BELOW_AVERAGE), else as given. */
-export function packed(buffers: ArrayBuffer[], below = PACK_BELOW_AVERAGE): ArrayBuffer[] {
+/** Whether the chunk lies in a shared slab (stdout-channel.ts): it never leaves the thread. */
+export function isShared(chunk: Uint8Array): boolean {
+  return chunk.buffer instanceof SharedArrayBuffer;
+}
+
+/** The buffers as one when they are many and small (see PACK_BELOW_AVERAGE), else as given.
+ *  (Views of slabs are never small and many: a batch holding one goes as it is.) */
+export function packed(buffers: WireBuffer[], below = PACK_BELOW_AVERAGE): WireBuffer[] {
   if (buffers.length < 2) return buffers;
   let total = 0;
-  for (const b of buffers) total += b.byteLength;
+  for (const b of buffers) {
+    if (!(b instanceof ArrayBuffer)) return buffers;
+    total += b.byteLength;
+  }
   if (total > PACK_MAX_BYTES || total >= below * buffers.length) return buffers;
   const one = new Uint8Array(total);
   let at = 0;
-  for (const b of buffers) {
+  for (const b of buffers as ArrayBuffer[]) {
     one.set(new Uint8Array(b), at);
     at += b.byteLength;
   }

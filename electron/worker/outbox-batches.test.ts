@@ -60,7 +60,7 @@ describe('Outbox batches', () => {
     const bufs = many.map((c) => c.buffer as ArrayBuffer);
     expect(packed(bufs)).toEqual(bufs); // 1.2 MiB in all: over what one copy may take
     const one = packed(small.map((c) => c.buffer as ArrayBuffer))[0];
-    expect(Buffer.from(one).toString()).toBe(small.map(String).join(''));
+    expect(Buffer.from(one as ArrayBuffer).toString()).toBe(small.map(String).join(''));
   });
 
   it('copies a chunk that is not its own whole ArrayBuffer (never transfers foreign bytes)', () => {

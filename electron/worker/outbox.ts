@@ -11,8 +11,9 @@
  * as its dispatcher consumes them. While out of credits the reader keeps draining into the spill
  * and the wait is timed: that is the dispatcher wait time of DESIGN.md.
  *
- * Zero copy: a batch carries the very pipe chunks its frames lie in, transferred, and each
- * frame's position in them (as if the chunks were one run of bytes). A 64 MiB frame is its
+ * Zero copy: a batch carries the very pipe chunks its frames lie in, transferred (or, read into
+ * a shared slab, as views main sees in the same memory), and each frame's position in them (as
+ * if the chunks were one run of bytes). A 64 MiB frame is its
  * 1024 chunks; 300 small frames of one chunk are that chunk. Nothing is joined or copied on the
  * way to main, except when credits cut a batch in two (only with nothing in flight: the chunk
  * both halves need is copied for the second), for a line still arriving whose first chunk
@@ -27,8 +28,8 @@ import {
   type MetaBuffers,
   MetaColumns,
 } from '../engine/frame-codec.js';
-import { type FrameMeta, SPILL_MAX_FRAMES } from '../engine/worker-protocol.js';
-import { Batch, packed } from './outbox-batch.js';
+import { type FrameMeta, SPILL_MAX_FRAMES, type WireBuffer } from '../engine/worker-protocol.js';
+import { Batch, isShared, packed } from './outbox-batch.js';
 
 /** A batch takes no more frames once it has this many (checked between chunks). */
 const BATCH_FRAMES = 8192;
@@ -43,7 +44,7 @@ export type FrameInfo = Omit<FrameMeta, 'offset' | 'bytes' | 'start' | 't'>;
 export interface PostedBatch {
   /** Frame i is `bytes` bytes at position `start` of the buffers taken as one run of bytes. */
   metas: EncodedMetas;
-  buffers: ArrayBuffer[];
+  buffers: WireBuffer[];
   /** Every ArrayBuffer above (and the metadata columns), once each: the transfer list. */
   transfer: ArrayBuffer[];
 }
@@ -376,7 +377,8 @@ export class Outbox {
   }
 
   /** Posts the first k frames of `b` and returns the rest as a batch of its own. The chunk the
-   *  two halves share is copied for the rest (from the rest's first byte on). */
+   *  two halves share is copied for the rest (from the rest's first byte on), unless it lies in
+   *  a shared slab: then the rest takes a view of its part. */
   private split(b: Batch, k: number): Batch {
     const cut = b.cols.start(k); // the rest's first byte
     let j = 0; // the chunk holding it
@@ -389,9 +391,15 @@ export class Outbox {
       let chunk = b.chunks[i];
       let buffer = b.buffers[i];
       if (i === j && shared) {
-        buffer = new ArrayBuffer(chunk.length - (cut - base));
-        new Uint8Array(buffer).set(chunk.subarray(cut - base));
-        chunk = Buffer.from(buffer);
+        if (isShared(chunk)) {
+          chunk = chunk.subarray(cut - base);
+          buffer = new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.length);
+        } else {
+          const copy = new ArrayBuffer(chunk.length - (cut - base));
+          new Uint8Array(copy).set(chunk.subarray(cut - base));
+          chunk = Buffer.from(copy);
+          buffer = copy;
+        }
       }
       rest.adopt(chunk, buffer);
     }
@@ -403,13 +411,16 @@ export class Outbox {
     return rest;
   }
 
-  private post(metas: EncodedMetas, buffers: ArrayBuffer[], bytes: number): void {
+  private post(metas: EncodedMetas, buffers: WireBuffer[], bytes: number): void {
     this.spillFrames -= metas.n;
     this.spillBytes -= bytes;
     this.availFrames -= metas.n;
     this.availBytes -= bytes;
     buffers = packed(buffers, this.opts.packBelow);
-    const transfer = [...new Set(buffers)];
+    // Views of slabs are shared, not transferred.
+    const transfer = [...new Set(buffers)].filter(
+      (b): b is ArrayBuffer => b instanceof ArrayBuffer,
+    );
     transfer.push(metas.num.buffer as ArrayBuffer, metas.kinds.buffer as ArrayBuffer);
     this.opts.post({ metas, buffers, transfer });
   }

@@ -21,6 +21,7 @@ import {
 } from '../engine/framer.js';
 import { LineClassifier } from '../engine/line-classifier.js';
 import type { Outbox, Piece } from './outbox.js';
+import { isShared } from './outbox-batch.js';
 
 /**
  * A line that crosses pipe reads and ends within this many bytes is joined and classified like
@@ -114,11 +115,17 @@ export class StdoutReader {
     return this.splitter.end();
   }
 
+  /** Bytes of the line still arriving (0 between lines): where the next read goes depends on it. */
+  get lineBytes(): number {
+    return this.pendingBytes;
+  }
+
   /** The outbox sealed a batch ending with `chunk`, which will leave the thread with it: the
-   *  line still arriving may have begun in it, so its part is copied. */
+   *  line still arriving may have begun in it, so its part is copied (unless the chunk lies in a
+   *  shared slab, which stays as it is on both sides). */
   sealed(chunk: Buffer): void {
     const first = this.pending[0];
-    if (first?.chunk !== chunk) return;
+    if (first?.chunk !== chunk || isShared(chunk)) return;
     const copy = Buffer.allocUnsafeSlow(first.end - first.start);
     chunk.copy(copy, 0, first.start, first.end);
     this.pending[0] = { chunk: copy, start: 0, end: copy.length };

@@ -19,6 +19,7 @@ import type {
 } from '../engine/worker-protocol.js';
 import { ChildRunner } from './child-runner.js';
 import { Outbox } from './outbox.js';
+import { openStdoutChannel, ReadBuffers } from './stdout-channel.js';
 import { StdoutReader } from './stdout-reader.js';
 
 const COUNTERS_EVERY_MS = 100;
@@ -94,12 +95,19 @@ const stdout = new StdoutReader(config.maxFrameBytes, outbox, (info) => {
   if (info.phase === 'start' && config.onOversize === 'terminate') void stop('oversize');
 });
 
+// Stdout comes through the socket channel where it can be made (see stdout-channel.ts), else
+// through Node's pipe. Messages from main wait meanwhile: the port's listener is attached below.
+const readBuffers = new ReadBuffers(() => stdout.lineBytes);
+const channel =
+  config.stdoutChannel === 'pipe' ? null : await openStdoutChannel(readBuffers, onStdoutChunk);
+
 let runner: ChildRunner | null = null;
 try {
   runner = new ChildRunner(
     { command: config.command, args: config.args, cwd: config.cwd, env: config.env },
     now,
     onExit,
+    channel,
   );
 } catch (e) {
   // Synchronous spawn failures (bad arguments): report them like ENOENT, as data.
@@ -108,6 +116,14 @@ try {
 }
 if (runner) attach(runner);
 else finish(null);
+
+/** One read of stdout (a chunk of the pipe, or of the channel's socket). */
+function onStdoutChunk(chunk: Buffer): void {
+  lastStdoutByteAt = now();
+  stdout.push(chunk, lastStdoutByteAt);
+  if (readerMode === 'naive' && !stopping) applyReading();
+  scheduleFlush();
+}
 
 function attach(r: ChildRunner): void {
   const child = r.child;
@@ -123,28 +139,24 @@ function attach(r: ChildRunner): void {
     r.markSpawnFailed();
     finish(null);
   });
-  child.stdout.on('data', (chunk: Buffer) => {
-    lastStdoutByteAt = now();
-    stdout.push(chunk, lastStdoutByteAt);
-    if (readerMode === 'naive' && !stopping) applyReading();
-    scheduleFlush();
-  });
-  child.stdout.on('end', () => {
+  // The channel's socket hands its reads to onStdoutChunk itself (`onread`): no 'data' events.
+  if (!channel) r.stdout.on('data', onStdoutChunk);
+  r.stdout.on('end', () => {
     stdoutEnded = true;
     const partialBytes = stdout.end();
     outbox.flush(); // the last frames before the end, as far as credits allow
     post({ type: 'stdout-end', partialBytes, t: now() });
     applyReading();
   });
-  child.stdout.on('error', () => {});
-  child.stderr.on('data', onStderr);
-  child.stderr.on('error', () => {});
-  child.stdin.on('error', () => {
+  r.stdout.on('error', () => {});
+  r.stderr.on('data', onStderr);
+  r.stderr.on('error', () => {});
+  r.stdin.on('error', () => {
     // EPIPE: the server closed its stdin (or exited). Writes now fail fast (HARDENING.md 19).
     stdinClosed = true;
     endStdinWait();
   });
-  child.stdin.on('drain', endStdinWait);
+  r.stdin.on('drain', endStdinWait);
 }
 
 let stderrChunks: Buffer[] = [];
@@ -180,7 +192,7 @@ function endStdinWait(): void {
 
 function write(seq: number, data: Uint8Array): void {
   const startedAt = now();
-  const stdin = runner?.child.stdin;
+  const stdin = runner?.stdin;
   if (!stdin || stdinClosed || stdin.destroyed || !stdin.writable) {
     post({ type: 'write-done', seq, waitedMs: 0, error: 'server closed stdin' });
     return;
@@ -208,7 +220,7 @@ function applyReading(): void {
   const want = shouldRead() && !stdoutEnded;
   if (want === reading) return;
   reading = want;
-  const stdout = runner?.child.stdout;
+  const stdout = runner?.stdout;
   if (want) {
     if (notReadingSince !== null) notReadingMs += now() - notReadingSince;
     notReadingSince = null;
@@ -269,7 +281,7 @@ function counters(): WorkerCounters {
     notReadingSince,
     stdinBytes,
     stdinWaitMs: stdinWaitMs + (stdinPendingSince === null ? 0 : now() - stdinPendingSince),
-    stdinPendingBytes: runner?.child.stdin.writableLength ?? 0,
+    stdinPendingBytes: runner?.stdin.writableLength ?? 0,
     stdinPendingSince,
     stdinClosed,
     stdoutEnded,

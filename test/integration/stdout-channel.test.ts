@@ -1,0 +1,166 @@
+/**
+ * Both ways the transport reads a server's stdout, on real processes: the socket channel (the
+ * default on Unix: reads into buffers the worker chooses, a long line into shared slabs) and
+ * Node's own pipe (Windows, or a channel that could not be made). The same stream — small
+ * lines, a 12 MiB line written 64 KiB at a time, small lines, a partial line at EOF — must give
+ * the same frames, byte for byte, with the byte invariant; the long line's bytes reach main in
+ * shared memory only through the channel. A paused reader reads nothing on either, and resumes.
+ */
+import { createHash } from 'node:crypto';
+import { afterEach, describe, expect, it } from 'vitest';
+import { type Frame, Transport } from '../../dist/electron/engine/transport.js';
+import type { WorkerCounters } from '../../dist/electron/engine/worker-protocol.js';
+import { MiB, withTimeout } from './helpers.js';
+
+const BIG = 12 * MiB;
+
+/** Small lines, one BIG-byte line written in 64 KiB writes (each awaited), small lines, and a
+ *  7-byte line without its newline. */
+const SERVER = `
+const small = (i) => JSON.stringify({ jsonrpc: '2.0', id: i, result: { s: 'é'.repeat(i) } }) + '\\n';
+const head = '{"jsonrpc":"2.0","id":"big","result":{"text":"';
+const tail = '"}}\\n';
+const big = Buffer.alloc(${BIG} + 1, 'x');
+big.write(head, 0);
+big.write(tail, big.length - tail.length);
+const parts = [small(1), small(2), small(3)];
+for (let at = 0; at < big.length; at += 65536) parts.push(big.subarray(at, at + 65536));
+parts.push(small(4), small(5), '{"part"');
+let i = 0;
+const next = () => (i < parts.length ? process.stdout.write(parts[i++], next) : process.exit(0));
+next();
+`;
+
+function bigLine(): Buffer {
+  const head = '{"jsonrpc":"2.0","id":"big","result":{"text":"';
+  const tail = '"}}';
+  const b = Buffer.alloc(BIG, 'x');
+  b.write(head, 0);
+  b.write(tail, b.length - tail.length);
+  return b;
+}
+
+const sha = (b: Buffer): string => createHash('sha256').update(b).digest('hex');
+
+let transport: Transport | null = null;
+afterEach(async () => {
+  await transport?.stop();
+  transport = null;
+});
+
+function start(stdoutChannel: 'socket' | 'pipe', readerMode: 'drain' | 'paused' = 'drain') {
+  transport = Transport.start({
+    command: process.execPath,
+    args: ['-e', SERVER],
+    env: {},
+    maxFrameBytes: 32 * MiB,
+    onOversize: 'discard',
+    overloadPolicy: 'pause',
+    spillMaxBytes: 64 * MiB,
+    readerMode,
+    stdoutChannel,
+  });
+  return transport;
+}
+
+/** Every frame until stdout ends and the server exits, then the final counters. */
+function collect(t: Transport) {
+  const frames: Frame[] = [];
+  let partial = -1;
+  return withTimeout(
+    new Promise<{ frames: Frame[]; partial: number; counters: WorkerCounters | null }>(
+      (resolve, reject) => {
+        let ended = false;
+        let exited = false;
+        const check = () => {
+          if (ended && exited)
+            void t.stop().then((r) => resolve({ frames, partial, counters: r.counters }));
+        };
+        t.on('frames', (batch) => {
+          frames.push(...batch);
+          let bytes = 0;
+          for (const f of batch) bytes += f.bytes;
+          t.credit(batch.length, bytes);
+        });
+        t.on('stdout-end', (p) => {
+          partial = p;
+          ended = true;
+          check();
+        });
+        t.on('exit', () => {
+          exited = true;
+          check();
+        });
+        t.on('fatal', (m) => reject(new Error(m)));
+        t.on('spawn-error', (e) => reject(new Error(e.message)));
+      },
+    ),
+    20_000,
+    'stdout end and exit',
+  );
+}
+
+describe.each(['socket', 'pipe'] as const)('stdout through the %s', (channel) => {
+  it('gives every frame byte for byte, the long one whole, and the partial line at EOF', async () => {
+    const { frames, partial, counters } = await collect(start(channel));
+    expect(frames.map((f) => f.id)).toEqual([1, 2, 3, 'big', 4, 5]);
+    expect(frames.every((f) => f.kind === 'response')).toBe(true);
+    const small = (i: number) =>
+      JSON.stringify({ jsonrpc: '2.0', id: i, result: { s: 'é'.repeat(i) } });
+    for (const f of frames) {
+      if (f.id === 'big') continue;
+      expect(f.data.toString()).toBe(small(f.id as number));
+    }
+    const big = frames[3];
+    expect(big.bytes).toBe(BIG);
+    const data = big.data;
+    const bytes = Buffer.isBuffer(data) ? data : data.toBuffer();
+    expect(sha(bytes)).toBe(sha(bigLine()));
+    // Offsets follow the stream: each frame starts where the one before ended (+ newline).
+    for (let i = 1; i < frames.length; i++) {
+      expect(frames[i].offset).toBe(frames[i - 1].offset + frames[i - 1].bytes + 1);
+    }
+    expect(partial).toBe(7);
+    // The byte invariant: stdout bytes = Σ line bytes (with newline) + partial bytes at EOF.
+    const lines = frames.reduce((n, f) => n + f.bytes + 1, 0);
+    expect(counters?.stdoutBytes).toBe(lines + partial);
+    expect(counters?.largestFrameBytes).toBe(BIG);
+    // Only the channel reads a long line into shared slabs (the same memory on both sides).
+    const chunks = Buffer.isBuffer(data) ? [data] : data.chunks;
+    const shared = chunks.filter((c) => c.buffer instanceof SharedArrayBuffer).length;
+    if (channel === 'socket') expect(shared).toBeGreaterThan(chunks.length / 2);
+    else expect(shared).toBe(0);
+  });
+
+  it('reads nothing while paused, then everything once draining', async () => {
+    const t = start(channel, 'paused');
+    const spawned = await withTimeout(
+      new Promise<number>((resolve) => t.once('spawned', resolve)),
+      10_000,
+      'spawned',
+    );
+    expect(spawned).toBeGreaterThan(0);
+    // The server blocks once the socket's buffer is full; a few counter ticks must read nothing.
+    const ticks: WorkerCounters[] = [];
+    await withTimeout(
+      new Promise<void>((resolve) => {
+        const onCounters = (c: WorkerCounters) => {
+          ticks.push(c);
+          if (ticks.length < 4) return;
+          t.off('counters', onCounters);
+          resolve();
+        };
+        t.on('counters', onCounters);
+      }),
+      10_000,
+      'counters while paused',
+    );
+    expect(ticks.map((c) => c.stdoutBytes)).toEqual([0, 0, 0, 0]);
+    expect(ticks.at(-1)?.readingStdout).toBe(false);
+    const all = collect(t);
+    t.setReaderMode('drain');
+    const { frames, partial } = await all;
+    expect(frames.map((f) => f.id)).toEqual([1, 2, 3, 'big', 4, 5]);
+    expect(partial).toBe(7);
+  });
+});
