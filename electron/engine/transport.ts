@@ -15,6 +15,7 @@ import { buildChildEnv } from './child-env.js';
 import { ChunkReader } from './frame-bytes.js';
 import type { MetaBuffers } from './frame-codec.js';
 import { decodeFrames, type InFrame } from './in-frame.js';
+import { SlabCache } from './slabs.js';
 import type {
   ExitInfo,
   FromWorker,
@@ -89,6 +90,8 @@ export class Transport extends EventEmitter<TransportEvents> {
   private writeSeq = 0;
   private readonly writes = new Map<number, (r: WriteResult) => void>();
   private readonly spentMetas: MetaBuffers[] = [];
+  /** One object per shared slab the worker reads into (see slabs.ts). */
+  private readonly slabs = new SlabCache();
   private stopResult: StopResult | null = null;
   private readonly stopWaiters: ((r: StopResult) => void)[] = [];
   private pid: number | null = null;
@@ -191,7 +194,8 @@ export class Transport extends EventEmitter<TransportEvents> {
   private onMessage(msg: FromWorker): void {
     switch (msg.type) {
       case 'frames': {
-        const frames: Frame[] = decodeFrames(msg.metas, new ChunkReader(msg.buffers));
+        const buffers = msg.slabs ? this.slabs.canonical(msg.buffers, msg.slabs) : msg.buffers;
+        const frames: Frame[] = decodeFrames(msg.metas, new ChunkReader(buffers));
         // Decoded into the frames: the columns' buffers are free (handed back with credits).
         if (this.spentMetas.length < SPENT_METAS) {
           const { num, kinds } = msg.metas;

@@ -123,6 +123,8 @@ export type FromWorker =
       /** The pipe chunks the frames lie in (see WireBuffer). A frame is `bytes` bytes at position
        *  `start` of these buffers taken as one run of bytes (it may cross from one to the next). */
       buffers: WireBuffer[];
+      /** With views of slabs only: the slab each buffer lies in (slabs.ts; 0 for one of its own). */
+      slabs?: number[];
     }
   | {
       type: 'oversize';

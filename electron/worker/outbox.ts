@@ -28,6 +28,7 @@ import {
   type MetaBuffers,
   MetaColumns,
 } from '../engine/frame-codec.js';
+import { slabId } from '../engine/slabs.js';
 import { type FrameMeta, SPILL_MAX_FRAMES, type WireBuffer } from '../engine/worker-protocol.js';
 import { Batch, isShared, packed } from './outbox-batch.js';
 
@@ -45,6 +46,8 @@ export interface PostedBatch {
   /** Frame i is `bytes` bytes at position `start` of the buffers taken as one run of bytes. */
   metas: EncodedMetas;
   buffers: WireBuffer[];
+  /** With views of slabs only: each buffer's slab (slabs.ts; 0 for an ArrayBuffer). */
+  slabs?: number[];
   /** Every ArrayBuffer above (and the metadata columns), once each: the transfer list. */
   transfer: ArrayBuffer[];
 }
@@ -417,11 +420,19 @@ export class Outbox {
     this.availFrames -= metas.n;
     this.availBytes -= bytes;
     buffers = packed(buffers, this.opts.packBelow);
-    // Views of slabs are shared, not transferred.
-    const transfer = [...new Set(buffers)].filter(
-      (b): b is ArrayBuffer => b instanceof ArrayBuffer,
-    );
+    // Views of slabs are shared, not transferred: they go named, for main to keep one object
+    // per slab.
+    const transfer: ArrayBuffer[] = [];
+    let slabs: number[] | undefined;
+    for (let i = 0; i < buffers.length; i++) {
+      const b = buffers[i];
+      if (b instanceof ArrayBuffer) transfer.push(b);
+      else {
+        slabs ??= new Array<number>(buffers.length).fill(0);
+        slabs[i] = slabId(b.buffer as SharedArrayBuffer);
+      }
+    }
     transfer.push(metas.num.buffer as ArrayBuffer, metas.kinds.buffer as ArrayBuffer);
-    this.opts.post({ metas, buffers, transfer });
+    this.opts.post({ metas, buffers, slabs, transfer: [...new Set(transfer)] });
   }
 }

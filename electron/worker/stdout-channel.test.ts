@@ -71,9 +71,13 @@ describe('ReadBuffers', () => {
     line = 0;
     expect(read(b, 100).buffer).toBeInstanceOf(ArrayBuffer);
     line = SLAB_AFTER + 1;
-    const more = read(b, 1000);
+    const more = read(b, 1000, 0xee);
     expect(more.buffer).toBe(chunks.at(-1)?.buffer);
+    const last = chunks.at(-1) as Buffer;
+    expect(more.byteOffset).toBe(last.byteOffset + last.length); // after the bytes handed on
     expect(b.slabs).toBe(2);
+    // Nothing handed on was written over (main may still be reading any of it).
+    chunks.forEach((c, i) => expect(c.every((x) => x === i)).toBe(true));
   });
 });
 
@@ -89,10 +93,14 @@ describe('takeConnection', () => {
     const path = join(dir, 's');
     const server = net.createServer();
     const token = randomBytes(32);
-    const taken = takeConnection(server, token);
+    const connection = takeConnection(server, token);
     await new Promise<void>((resolve) => server.listen(path, resolve));
     const closed = (s: net.Socket) => new Promise<void>((resolve) => s.once('close', resolve));
-    // Wrong bytes, a short token then nothing more is never taken, and a longer message.
+    // A client that shows part of the token and then nothing: never taken; dropped at the end.
+    const silent = net.connect(path);
+    silent.on('error', () => {});
+    silent.write(token.subarray(0, 10));
+    // Wrong bytes, and the token with more after it: dropped at once.
     const wrong = net.connect(path);
     wrong.on('error', () => {});
     wrong.write(randomBytes(32));
@@ -103,7 +111,11 @@ describe('takeConnection', () => {
     const ours = net.connect(path);
     ours.write(token.subarray(0, 10));
     ours.write(token.subarray(10)); // in two pieces: still the token
-    const socket = await taken;
+    const socket = await connection.taken;
+    expect(silent.destroyed).toBe(false);
+    const silentClosed = closed(silent);
+    connection.dropOthers();
+    await silentClosed; // ended from our side: its socket was destroyed
     socket.write('hello');
     const got = await new Promise<string>((resolve) =>
       ours.once('data', (d) => resolve(String(d))),

@@ -97,25 +97,40 @@ export interface StdoutChannel {
 }
 
 /**
- * The first connection to `server` whose first bytes are `token`; every other connection is
- * dropped. The one taken is paused (its reads belong to whoever gets the socket).
+ * The first connection to `server` whose first bytes are `token` (`taken`); every other
+ * connection is dropped, and `dropOthers` drops those still waiting to show theirs. The one taken
+ * is paused (its reads belong to whoever gets the socket).
  */
-export function takeConnection(server: net.Server, token: Buffer): Promise<net.Socket> {
-  return new Promise((resolve) => {
+export function takeConnection(
+  server: net.Server,
+  token: Buffer,
+): { taken: Promise<net.Socket>; dropOthers(): void } {
+  const waiting = new Set<net.Socket>();
+  const taken = new Promise<net.Socket>((resolve) => {
     server.on('connection', (socket) => {
+      waiting.add(socket);
       socket.on('error', () => socket.destroy());
+      socket.on('close', () => waiting.delete(socket));
       let got = Buffer.alloc(0);
       const onData = (data: Buffer): void => {
         got = Buffer.concat([got, data]);
         if (got.length < token.length) return;
         socket.off('data', onData);
         socket.pause();
+        waiting.delete(socket);
         if (got.length === token.length && timingSafeEqual(got, token)) resolve(socket);
         else socket.destroy();
       };
       socket.on('data', onData);
     });
   });
+  return {
+    taken,
+    dropOthers: () => {
+      for (const socket of waiting) socket.destroy();
+      waiting.clear();
+    },
+  };
 }
 
 /**
@@ -142,11 +157,12 @@ export async function openStdoutChannel(
   const server = net.createServer();
   let reader: net.Socket | null = null;
   let timer: NodeJS.Timeout | undefined;
+  const connection = takeConnection(server, token);
   try {
     const serverEnd = await new Promise<net.Socket>((resolve, reject) => {
       timer = setTimeout(() => reject(new Error('no connection')), CONNECT_TIMEOUT_MS);
       server.on('error', reject);
-      takeConnection(server, token).then(resolve, reject);
+      connection.taken.then(resolve, reject);
       server.listen(path, () => {
         reader = net.connect({
           path,
@@ -168,6 +184,7 @@ export async function openStdoutChannel(
     return null;
   } finally {
     clearTimeout(timer);
+    connection.dropOthers(); // a connection that never showed a token (or came too late)
     server.close();
     rmSync(dir, { recursive: true, force: true });
   }

@@ -56,6 +56,7 @@ let stdinBytes = 0;
 let stdinWaitMs = 0;
 let stdinPendingSince: number | null = null;
 let stdinClosed = false;
+let runner: ChildRunner | null = null;
 /** When the outbox last posted a batch (paces scheduleFlush). */
 let lastPostAt = Number.NEGATIVE_INFINITY;
 
@@ -64,9 +65,9 @@ const outbox = new Outbox({
   creditBytes: config.creditBytes,
   spillMaxBytes: config.spillMaxBytes,
   now,
-  post: ({ metas, buffers, transfer }) => {
+  post: ({ metas, buffers, slabs, transfer }) => {
     lastPostAt = now();
-    post({ type: 'frames', metas, buffers }, transfer);
+    post({ type: 'frames', metas, buffers, ...(slabs && { slabs }) }, transfer);
   },
   onOverload: () => {
     // Once an episode (the spill full, until it drains to half) and policy: with `drop`, every
@@ -94,28 +95,6 @@ const stdout = new StdoutReader(config.maxFrameBytes, outbox, (info) => {
   post({ type: 'oversize', ...info, t: now() });
   if (info.phase === 'start' && config.onOversize === 'terminate') void stop('oversize');
 });
-
-// Stdout comes through the socket channel where it can be made (see stdout-channel.ts), else
-// through Node's pipe. Messages from main wait meanwhile: the port's listener is attached below.
-const readBuffers = new ReadBuffers(() => stdout.lineBytes);
-const channel =
-  config.stdoutChannel === 'pipe' ? null : await openStdoutChannel(readBuffers, onStdoutChunk);
-
-let runner: ChildRunner | null = null;
-try {
-  runner = new ChildRunner(
-    { command: config.command, args: config.args, cwd: config.cwd, env: config.env },
-    now,
-    onExit,
-    channel,
-  );
-} catch (e) {
-  // Synchronous spawn failures (bad arguments): report them like ENOENT, as data.
-  const error = e as NodeJS.ErrnoException;
-  post({ type: 'spawn-error', code: error.code ?? 'ESPAWN', message: error.message });
-}
-if (runner) attach(runner);
-else finish(null);
 
 /** One read of stdout (a chunk of the pipe, or of the channel's socket). */
 function onStdoutChunk(chunk: Buffer): void {
@@ -326,6 +305,29 @@ function finish(exit: ExitInfo | null): void {
   post({ type: 'stopped', exit, counters: counters() });
   port?.close();
 }
+
+// The server, last of all (a spawn that throws at once finishes here, and finish() needs all of
+// the above). Stdout comes through the socket channel where it can be made (see
+// stdout-channel.ts), else through Node's pipe. Messages from main wait meanwhile: the port's
+// listener is attached below.
+const readBuffers = new ReadBuffers(() => stdout.lineBytes);
+const channel =
+  config.stdoutChannel === 'pipe' ? null : await openStdoutChannel(readBuffers, onStdoutChunk);
+
+try {
+  runner = new ChildRunner(
+    { command: config.command, args: config.args, cwd: config.cwd, env: config.env },
+    now,
+    onExit,
+    channel,
+  );
+} catch (e) {
+  // Synchronous spawn failures (bad arguments): report them like ENOENT, as data.
+  const error = e as NodeJS.ErrnoException;
+  post({ type: 'spawn-error', code: error.code ?? 'ESPAWN', message: error.message });
+}
+if (runner) attach(runner);
+else finish(null);
 
 port.on('message', (msg: ToWorker) => {
   switch (msg.type) {

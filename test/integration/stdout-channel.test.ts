@@ -8,6 +8,7 @@
  */
 import { createHash } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
+import { FrameStore } from '../../dist/electron/engine/frame-store.js';
 import { type Frame, Transport } from '../../dist/electron/engine/transport.js';
 import type { WorkerCounters } from '../../dist/electron/engine/worker-protocol.js';
 import { MiB, withTimeout } from './helpers.js';
@@ -48,10 +49,14 @@ afterEach(async () => {
   transport = null;
 });
 
-function start(stdoutChannel: 'socket' | 'pipe', readerMode: 'drain' | 'paused' = 'drain') {
+function start(
+  stdoutChannel: 'socket' | 'pipe',
+  readerMode: 'drain' | 'paused' | 'naive' = 'drain',
+  server = SERVER,
+) {
   transport = Transport.start({
     command: process.execPath,
-    args: ['-e', SERVER],
+    args: ['-e', server],
     env: {},
     maxFrameBytes: 32 * MiB,
     onOversize: 'discard',
@@ -64,7 +69,7 @@ function start(stdoutChannel: 'socket' | 'pipe', readerMode: 'drain' | 'paused' 
 }
 
 /** Every frame until stdout ends and the server exits, then the final counters. */
-function collect(t: Transport) {
+function collect(t: Transport, onFrame: (f: Frame) => void = () => {}) {
   const frames: Frame[] = [];
   let partial = -1;
   return withTimeout(
@@ -78,6 +83,7 @@ function collect(t: Transport) {
         };
         t.on('frames', (batch) => {
           frames.push(...batch);
+          for (const f of batch) onFrame(f);
           let bytes = 0;
           for (const f of batch) bytes += f.bytes;
           t.credit(batch.length, bytes);
@@ -163,4 +169,113 @@ describe.each(['socket', 'pipe'] as const)('stdout through the %s', (channel) =>
     expect(frames.map((f) => f.id)).toEqual([1, 2, 3, 'big', 4, 5]);
     expect(partial).toBe(7);
   });
+});
+
+/** 40 lines of 1.1 MiB, each of its own letter, written 64 KiB at a time. */
+const LONG_LINES = 40;
+const LONG_BYTES = Math.round(1.1 * MiB);
+const longLine = (i: number): Buffer => {
+  const head = `{"jsonrpc":"2.0","id":${i},"result":{"t":"`;
+  const b = Buffer.alloc(LONG_BYTES, 0x41 + (i % 26));
+  b.write(head, 0);
+  b.write('"}}', LONG_BYTES - 3);
+  return b;
+};
+const LONG_SERVER = `
+const parts = [];
+for (let i = 0; i < ${LONG_LINES}; i++) {
+  const head = '{"jsonrpc":"2.0","id":' + i + ',"result":{"t":"';
+  const b = Buffer.alloc(${LONG_BYTES} + 1, 0x41 + (i % 26));
+  b.write(head, 0);
+  b.write('"}}\\n', ${LONG_BYTES} - 3);
+  for (let at = 0; at < b.length; at += 65536) parts.push(b.subarray(at, at + 65536));
+}
+let i = 0;
+const next = () => (i < parts.length ? process.stdout.write(parts[i++], next) : process.exit(0));
+next();
+`;
+
+describe.each(['socket', 'pipe'] as const)('long lines through the %s', (channel) => {
+  it('the frame store holds 40 lines of 1.1 MiB at what they take, every byte intact', async () => {
+    const store = new FrameStore(); // 256 MiB: room for all of them
+    const seqs: number[] = [];
+    const { frames } = await collect(start(channel, 'drain', LONG_SERVER), (f) => {
+      seqs.push(store.add({ dir: 'in', t: f.t, offset: f.offset, kind: f.kind, id: f.id }, f).seq);
+    });
+    expect(frames).toHaveLength(LONG_LINES);
+    const total = LONG_LINES * LONG_BYTES;
+    // Each slab counted once, however many batches brought views of it: lines of 1.1 MiB put
+    // ~0.1 MiB each in slabs, ~40 lines to a 4 MiB slab.
+    expect(store.droppedBytes).toBe(0);
+    expect(store.heldBytes).toBeGreaterThanOrEqual(total);
+    expect(store.heldBytes).toBeLessThan(total + 2 * 4 * MiB);
+    // Kept to the end, every line still reads as written (no read was placed over another).
+    for (let i = 0; i < LONG_LINES; i++) {
+      const page = store.page(seqs[i], 0, LONG_BYTES);
+      expect(page?.data.length).toBe(LONG_BYTES);
+      expect(sha(page?.data as Buffer)).toBe(sha(longLine(i)));
+    }
+  });
+
+  it('naive: reads no further while main holds frames, then everything once credited', async () => {
+    const t = start(channel, 'naive');
+    const held: Frame[] = [];
+    const ticks: WorkerCounters[] = [];
+    await withTimeout(
+      new Promise<void>((resolve) => {
+        t.on('frames', (batch) => held.push(...batch)); // no credit back yet
+        const onCounters = (c: WorkerCounters) => {
+          if (c.stdoutBytes > 0) ticks.push(c);
+          if (ticks.length < 3) return;
+          t.off('counters', onCounters);
+          resolve();
+        };
+        t.on('counters', onCounters);
+      }),
+      10_000,
+      'counters while main holds frames',
+    );
+    // One read, and no more while its frames are out (a 64 KiB read of the small lines).
+    expect(ticks.every((c) => c.stdoutBytes === ticks[0].stdoutBytes)).toBe(true);
+    expect(ticks[0].stdoutBytes).toBeLessThanOrEqual(64 * 1024);
+    t.removeAllListeners('frames');
+    const all = collect(t);
+    t.credit(
+      held.length,
+      held.reduce((n, f) => n + f.bytes, 0),
+    );
+    const { frames, partial } = await all;
+    expect([...held, ...frames].map((f) => f.id)).toEqual([1, 2, 3, 'big', 4, 5]);
+    expect(partial).toBe(7);
+  });
+});
+
+describe('a spawn that throws at once (an argument with a NUL byte)', () => {
+  it.each(['socket', 'pipe'] as const)(
+    'through the %s: spawn-error, then stopped',
+    async (channel) => {
+      transport = Transport.start({
+        command: process.execPath,
+        args: ['a\0b'],
+        env: {},
+        maxFrameBytes: MiB,
+        onOversize: 'discard',
+        overloadPolicy: 'pause',
+        spillMaxBytes: MiB,
+        readerMode: 'drain',
+        stdoutChannel: channel,
+      });
+      const t = transport;
+      const events: string[] = [];
+      t.on('fatal', (m) => events.push(`fatal: ${m}`));
+      t.on('spawn-error', (e) => events.push(`spawn-error ${e.code}`));
+      const stopped = await withTimeout(
+        new Promise((resolve) => t.once('stopped', resolve)),
+        10_000,
+        'stopped',
+      );
+      expect(stopped).toBeTruthy();
+      expect(events).toEqual([expect.stringMatching(/^spawn-error /)]);
+    },
+  );
 });
