@@ -77,7 +77,9 @@ describe('ReadBuffers', () => {
     expect(more.byteOffset).toBe(last.byteOffset + last.length); // after the bytes handed on
     expect(b.slabs).toBe(2);
     // Nothing handed on was written over (main may still be reading any of it).
-    chunks.forEach((c, i) => expect(c.every((x) => x === i)).toBe(true));
+    chunks.forEach((c, i) => {
+      expect(c.every((x) => x === i)).toBe(true);
+    });
   });
 });
 
