@@ -68,6 +68,29 @@ function start(
   return transport;
 }
 
+/** The next `n` counter ticks that pass `keep`. */
+function counterTicks(
+  t: Transport,
+  n: number,
+  keep: (c: WorkerCounters) => boolean,
+  what: string,
+): Promise<WorkerCounters[]> {
+  const ticks: WorkerCounters[] = [];
+  return withTimeout(
+    new Promise((resolve) => {
+      const onCounters = (c: WorkerCounters) => {
+        if (keep(c)) ticks.push(c);
+        if (ticks.length < n) return;
+        t.off('counters', onCounters);
+        resolve(ticks);
+      };
+      t.on('counters', onCounters);
+    }),
+    10_000,
+    what,
+  );
+}
+
 /** Every frame until stdout ends and the server exits, then the final counters. */
 function collect(t: Transport, onFrame: (f: Frame) => void = () => {}) {
   const frames: Frame[] = [];
@@ -147,20 +170,7 @@ describe.each(['socket', 'pipe'] as const)('stdout through the %s', (channel) =>
     );
     expect(spawned).toBeGreaterThan(0);
     // The server blocks once the socket's buffer is full; a few counter ticks must read nothing.
-    const ticks: WorkerCounters[] = [];
-    await withTimeout(
-      new Promise<void>((resolve) => {
-        const onCounters = (c: WorkerCounters) => {
-          ticks.push(c);
-          if (ticks.length < 4) return;
-          t.off('counters', onCounters);
-          resolve();
-        };
-        t.on('counters', onCounters);
-      }),
-      10_000,
-      'counters while paused',
-    );
+    const ticks = await counterTicks(t, 4, () => true, 'counters while paused');
     expect(ticks.map((c) => c.stdoutBytes)).toEqual([0, 0, 0, 0]);
     expect(ticks.at(-1)?.readingStdout).toBe(false);
     const all = collect(t);
@@ -220,19 +230,11 @@ describe.each(['socket', 'pipe'] as const)('long lines through the %s', (channel
   it('naive: reads no further while main holds frames, then everything once credited', async () => {
     const t = start(channel, 'naive');
     const held: Frame[] = [];
-    const ticks: WorkerCounters[] = [];
-    await withTimeout(
-      new Promise<void>((resolve) => {
-        t.on('frames', (batch) => held.push(...batch)); // no credit back yet
-        const onCounters = (c: WorkerCounters) => {
-          if (c.stdoutBytes > 0) ticks.push(c);
-          if (ticks.length < 3) return;
-          t.off('counters', onCounters);
-          resolve();
-        };
-        t.on('counters', onCounters);
-      }),
-      10_000,
+    t.on('frames', (batch) => held.push(...batch)); // no credit back yet
+    const ticks = await counterTicks(
+      t,
+      3,
+      (c) => c.stdoutBytes > 0,
       'counters while main holds frames',
     );
     // One read, and no more while its frames are out (a 64 KiB read of the small lines).
