@@ -59,9 +59,19 @@ describe('Outbox with chunks of shared slabs', () => {
       expect(isView(b) && b.buffer === r.buffer && b.byteOffset === r.byteOffset).toBe(true);
       expect(b.byteLength).toBe(r.length);
     }
-    // Only the metadata columns are transferred.
+    // Only the metadata columns are transferred; the views go named by slab, in order.
     expect(p.transfer.some((b) => (b as unknown) instanceof SharedArrayBuffer)).toBe(false);
     expect(p.transfer).toHaveLength(2);
+    const [s1, s2, s3] = p.slabs ?? [];
+    expect(s1).toBeGreaterThan(0);
+    expect(s2).toBe(s1); // r1 and r2 lie in one slab
+    expect(s3).toBeGreaterThan(0);
+    expect(s3).not.toBe(s1);
+    // A batch of owned chunks carries no names.
+    const owned = make();
+    owned.box.addLine({ kind: 'response' }, Buffer.from('{"o":1}'), 0, 7, 0, 0);
+    owned.box.flush();
+    expect(owned.posts[0].slabs).toBeUndefined();
     const frames = framesOf(p).map((f) => (f.length < 20 ? f.toString() : f.length));
     expect(frames).toEqual(['{"a":1}', 300 * KiB + 2, '{"b":2}', '{"c":3}']);
     // Main's reader: a frame inside one view is located in the slab's memory, at its place.

@@ -114,6 +114,11 @@ describe('takeConnection', () => {
     ours.write(token.subarray(0, 10));
     ours.write(token.subarray(10)); // in two pieces: still the token
     const socket = await connection.taken;
+    // A second connection showing the token is not taken: one connection only.
+    const again = net.connect(path);
+    again.on('error', () => {});
+    again.write(token);
+    await closed(again);
     expect(silent.destroyed).toBe(false);
     const silentClosed = closed(silent);
     connection.dropOthers();

@@ -106,6 +106,7 @@ export function takeConnection(
   token: Buffer,
 ): { taken: Promise<net.Socket>; dropOthers(): void } {
   const waiting = new Set<net.Socket>();
+  let took = false;
   const taken = new Promise<net.Socket>((resolve) => {
     server.on('connection', (socket) => {
       waiting.add(socket);
@@ -118,8 +119,11 @@ export function takeConnection(
         socket.off('data', onData);
         socket.pause();
         waiting.delete(socket);
-        if (got.length === token.length && timingSafeEqual(got, token)) resolve(socket);
-        else socket.destroy();
+        // (One connection only: a second showing the token is dropped like any other.)
+        if (!took && got.length === token.length && timingSafeEqual(got, token)) {
+          took = true;
+          resolve(socket);
+        } else socket.destroy();
       };
       socket.on('data', onData);
     });
