@@ -167,19 +167,18 @@ export class FrameStore {
   }
 
   private pin(ab: ArrayBufferLike, by: 1 | -1): void {
-    const key = ab;
-    const p = this.pins.get(key);
+    const p = this.pins.get(ab);
     if (p === undefined) {
       if (by === 1) {
         // Its size as counted now, subtracted as counted (whatever became of the buffer).
-        this.pins.set(key, { frames: 1, size: ab.byteLength });
+        this.pins.set(ab, { frames: 1, size: ab.byteLength });
         this.heldBytes += ab.byteLength;
       }
       return;
     }
     p.frames += by;
     if (p.frames > 0) return;
-    this.pins.delete(key);
+    this.pins.delete(ab);
     this.heldBytes -= p.size;
   }
 

@@ -40,8 +40,8 @@ export class SlabCache {
     for (let i = 0; i < out.length; i++) {
       const b = out[i];
       const id = ids[i];
-      if (!id || b instanceof ArrayBuffer || !(b.buffer instanceof SharedArrayBuffer)) continue;
-      const sab = this.keep(id, b.buffer);
+      if (!id || b instanceof ArrayBuffer) continue;
+      const sab = this.keep(id, b.buffer as SharedArrayBuffer);
       if (sab !== b.buffer) out[i] = new Uint8Array(sab, b.byteOffset, b.byteLength);
     }
     return out;

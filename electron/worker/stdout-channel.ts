@@ -159,7 +159,8 @@ export async function openStdoutChannel(
   const path = join(dir, 'stdout');
   const token = randomBytes(TOKEN_BYTES);
   const server = net.createServer();
-  let reader: net.Socket | null = null;
+  // (Assigned in a callback: typed so, not narrowed to null.)
+  let reader = null as net.Socket | null;
   let timer: NodeJS.Timeout | undefined;
   const connection = takeConnection(server, token);
   try {
@@ -182,9 +183,10 @@ export async function openStdoutChannel(
         reader.write(token);
       });
     });
-    return { reader: reader as unknown as net.Socket, serverEnd };
+    if (reader === null) throw new Error('no reader');
+    return { reader, serverEnd };
   } catch {
-    (reader as net.Socket | null)?.destroy();
+    reader?.destroy();
     return null;
   } finally {
     clearTimeout(timer);
