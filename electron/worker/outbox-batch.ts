@@ -1,9 +1,11 @@
 /**
  * One batch of the outbox (outbox.ts): the pipe chunks its frames lie in, the buffers that will
  * be transferred for them, and the frames' metadata columns. Frame positions are taken over the
- * chunks as one run of bytes; a chunk belongs to one batch. `packed`: the buffers a batch posts.
+ * chunks as one run of bytes; a chunk belongs to one batch. `packed`, `toWire`: the buffers a
+ * batch posts, as they cross to main.
  */
 import type { MetaColumns } from '../engine/frame-codec.js';
+import { slabId } from '../engine/slabs.js';
 import type { WireBuffer } from '../engine/worker-protocol.js';
 
 export class Batch {
@@ -88,4 +90,27 @@ export function packed(buffers: WireBuffer[], below = PACK_BELOW_AVERAGE): WireB
     at += b.byteLength;
   }
   return [one.buffer];
+}
+
+/**
+ * A batch's buffers as they cross to main: packed when many and small; each ArrayBuffer once in
+ * the transfer list; views of slabs shared, not transferred, and named (`slabs`, by position;
+ * 0 for an ArrayBuffer) for main to keep one object per slab (slabs.ts).
+ */
+export function toWire(
+  buffers: WireBuffer[],
+  packBelow?: number,
+): { buffers: WireBuffer[]; slabs?: number[]; transfer: ArrayBuffer[] } {
+  const out = packed(buffers, packBelow);
+  const transfer = new Set<ArrayBuffer>();
+  let slabs: number[] | undefined;
+  for (let i = 0; i < out.length; i++) {
+    const b = out[i];
+    if (b instanceof ArrayBuffer) transfer.add(b);
+    else {
+      slabs ??= new Array<number>(out.length).fill(0);
+      slabs[i] = slabId(b.buffer as SharedArrayBuffer);
+    }
+  }
+  return { buffers: out, slabs, transfer: [...transfer] };
 }

@@ -28,9 +28,8 @@ import {
   type MetaBuffers,
   MetaColumns,
 } from '../engine/frame-codec.js';
-import { slabId } from '../engine/slabs.js';
 import { type FrameMeta, SPILL_MAX_FRAMES, type WireBuffer } from '../engine/worker-protocol.js';
-import { Batch, isShared, packed } from './outbox-batch.js';
+import { Batch, isShared, toWire } from './outbox-batch.js';
 
 /** A batch takes no more frames once it has this many (checked between chunks). */
 const BATCH_FRAMES = 8192;
@@ -419,20 +418,8 @@ export class Outbox {
     this.spillBytes -= bytes;
     this.availFrames -= metas.n;
     this.availBytes -= bytes;
-    buffers = packed(buffers, this.opts.packBelow);
-    // Views of slabs are shared, not transferred: they go named, for main to keep one object
-    // per slab.
-    const transfer: ArrayBuffer[] = [];
-    let slabs: number[] | undefined;
-    for (let i = 0; i < buffers.length; i++) {
-      const b = buffers[i];
-      if (b instanceof ArrayBuffer) transfer.push(b);
-      else {
-        slabs ??= new Array<number>(buffers.length).fill(0);
-        slabs[i] = slabId(b.buffer as SharedArrayBuffer);
-      }
-    }
-    transfer.push(metas.num.buffer as ArrayBuffer, metas.kinds.buffer as ArrayBuffer);
-    this.opts.post({ metas, buffers, slabs, transfer: [...new Set(transfer)] });
+    const wire = toWire(buffers, this.opts.packBelow);
+    wire.transfer.push(metas.num.buffer as ArrayBuffer, metas.kinds.buffer as ArrayBuffer);
+    this.opts.post({ metas, ...wire });
   }
 }
