@@ -3,7 +3,7 @@
  * a line that crosses reads travels (joined within 16 KiB, else piece by piece). The property
  * tests of the whole path are in stdout-reader.test.ts.
  */
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { own } from '../../test/fixtures/outbox-harness.js';
 import { type Classified, classifyFrameByParse } from '../engine/classify.js';
 import { ChunkReader } from '../engine/frame-bytes.js';
@@ -72,9 +72,21 @@ describe('StdoutReader → Outbox batch sizes', () => {
 describe('StdoutReader: lines that cross reads', () => {
   /** How each line reached the outbox: whole in one buffer (`line`, its bytes there) or as the
    *  pieces of the reads it crossed (`spanning`). */
-  function route(text: string | Buffer, cut: number[]) {
+  function route(
+    text: string | Buffer,
+    cut: number[],
+    onRead?: (reader: StdoutReader) => void,
+    maxFrameBytes = 1 << 20,
+  ) {
     const stream = Buffer.from(text);
-    const got: { how: string; bytes: string; kind: string; id?: unknown; buf?: Buffer }[] = [];
+    const got: {
+      how: string;
+      bytes: string;
+      kind: string;
+      id?: unknown;
+      buf?: Buffer;
+      problem?: string;
+    }[] = [];
     const outbox = {
       addLine(
         c: Classified | null,
@@ -115,14 +127,19 @@ describe('StdoutReader: lines that cross reads', () => {
           bytes: joined.subarray(0, n).toString('latin1'),
           kind: c.kind,
           id: c.id,
+          problem: c.problem,
         });
       },
       chunkDone() {},
     } as unknown as Outbox;
-    const reader = new StdoutReader(1 << 20, outbox, () => {});
+    const reader = new StdoutReader(maxFrameBytes, outbox, () => {});
+    onRead?.(reader);
     let at = 0;
     for (const n of [...cut, stream.length]) {
-      if (n > at) reader.push(own(stream.subarray(at, n)), 0);
+      if (n > at) {
+        reader.push(own(stream.subarray(at, n)), 0);
+        onRead?.(reader);
+      }
       at = Math.max(at, n);
     }
     reader.end();
@@ -211,5 +228,83 @@ describe('StdoutReader: lines that cross reads', () => {
       ['spanning', long.length, 'response', 3],
       ['line', 35, 'response', 4],
     ]);
+  });
+
+  /** The bytes the classifier has been given of the line arriving in pieces: before the first
+   *  read, then after each. */
+  function fedAfterEachRead(text: Buffer, cut: number[]) {
+    const fed: number[] = [];
+    let bytes = 0;
+    const got = route(
+      text,
+      cut,
+      (reader) => {
+        const classifier = (reader as unknown as { classifier: { piece(p: Uint8Array): void } })
+          .classifier;
+        if (!vi.isMockFunction(classifier.piece)) {
+          const piece = classifier.piece.bind(classifier);
+          classifier.piece = vi.fn((p: Uint8Array, known?: boolean) => {
+            bytes += p.length;
+            (piece as (p: Uint8Array, known?: boolean) => void)(p, known);
+          });
+        }
+        fed.push(bytes);
+      },
+      128 * MiB,
+    );
+    return { got, fed };
+  }
+
+  const MiB = 1024 * 1024;
+  /** A response whose result is `n` x's, with `patch` written at byte `at` of the line. */
+  function longLine(n: number, at = -1, patch: Buffer = Buffer.alloc(0)): Buffer {
+    const line = Buffer.from(`{"jsonrpc":"2.0","id":9,"result":"${'x'.repeat(n)}"}\n`);
+    if (at >= 0) patch.copy(line, at);
+    return line;
+  }
+  const reads = (total: number, size: number) =>
+    Array.from({ length: Math.ceil(total / size) }, (_, i) => (i + 1) * size);
+
+  it('past 1 MiB, validates the rest at the newline: the answer a whole line gets', () => {
+    const line = longLine(3 * MiB);
+    const { got, fed } = fedAfterEachRead(line, reads(line.length, 64 * 1024));
+    expect(got.map((g) => [g.how, g.bytes.length, g.kind, g.id])).toEqual([
+      ['spanning', line.length - 1, 'response', 9],
+    ]);
+    // The first MiB as it came, nothing more until the newline (from the read that crossed
+    // 1 MiB on), then all of it.
+    expect(fed[16]).toBe(MiB);
+    expect(fed.at(-2)).toBe(MiB);
+    expect(fed.at(-1)).toBe(line.length - 1); // (all but the \n)
+  });
+
+  it('...finds an error or bad UTF-8 in the deferred part where a whole line would', () => {
+    const cuts = reads(3 * MiB + 64, 100_000);
+    // A raw control character inside the string, 2.5 MiB in: the scanner's own position.
+    const at = 2.5 * MiB;
+    const control = fedAfterEachRead(longLine(3 * MiB, at, Buffer.from([0x01])), cuts).got;
+    expect(control.map((g) => [g.how, g.kind])).toEqual([['spanning', 'parse-error']]);
+    expect(control[0].problem).toBe(`Bad control character in string literal at byte ${at}`);
+    // A character cut between two deferred reads is fine; a stray byte there is not.
+    const e = Buffer.from('é');
+    const cutAt = 2 * 100_000 * 10 + 1; // inside the character: 2,000,001 is a read's end
+    const okLine = longLine(3 * MiB, cutAt - 1, e);
+    const ok = fedAfterEachRead(
+      okLine,
+      [...cuts, cutAt].sort((a, b) => a - b),
+    ).got;
+    expect(ok.map((g) => [g.how, g.kind, g.id])).toEqual([['spanning', 'response', 9]]);
+    const bad = fedAfterEachRead(longLine(3 * MiB, cutAt, Buffer.from([0xff])), cuts).got;
+    expect(bad.map((g) => [g.how, g.kind])).toEqual([['spanning', 'parse-error']]);
+  });
+
+  it('...and catches up once 64 MiB wait, so a huge line never holds more unchecked', () => {
+    const line = longLine(70 * MiB);
+    const { got, fed } = fedAfterEachRead(line, reads(line.length, 4 * MiB));
+    expect(got.map((g) => [g.kind, g.id])).toEqual([['response', 9]]);
+    // Reads of 4 MiB: the line is past 1 MiB at the first; more than 64 MiB waits after the
+    // 17th, which feeds all 68 MiB.
+    expect(fed[16]).toBe(0);
+    expect(fed[17]).toBe(68 * MiB);
   });
 });
