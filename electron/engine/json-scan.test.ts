@@ -151,6 +151,31 @@ describe('JsonScanner agrees with JSON.parse', () => {
     expect(scanValid(ctl, [65_536, 1024 * 1024, 2 * 1024 * 1024 + 17])).toBe(false);
   });
 
+  it('reads pieces that lie in shared memory (a slab) as it reads its own, at any offset', () => {
+    const text = b(
+      `{"jsonrpc":"2.0","id":"a\\u00e9","result":{"t":"${'x'.repeat(3 * 1024 * 1024)}"}}`,
+    );
+    // The same bytes in a SharedArrayBuffer, 3 bytes in, fed in pieces of odd sizes.
+    const slab = new Uint8Array(new SharedArrayBuffer(text.length + 8));
+    slab.set(text, 3);
+    const view = slab.subarray(3, 3 + text.length);
+    for (const bad of [-1, 1_500_000]) {
+      const own = Buffer.from(text);
+      if (bad >= 0) own[bad] = 0x01;
+      if (bad >= 0) view[bad] = 0x01;
+      const mine = new JsonScanner();
+      const shared = new JsonScanner();
+      for (let at = 0; at < text.length; at += 777_777) {
+        const end = Math.min(text.length, at + 777_777);
+        mine.feed(own, at, end, true);
+        shared.feed(view, at, end, true);
+      }
+      const ok = shared.finish();
+      expect([ok, shared.error, shared.top]).toEqual([mine.finish(), mine.error, mine.top]);
+      expect(ok).toBe(bad < 0);
+    }
+  });
+
   it('grows its container stack past one page (600,000 levels) and stays exact', () => {
     const deep = b(`${'['.repeat(600_000)}${']'.repeat(600_000)}`);
     expect(scanValid(deep)).toBe(true);
