@@ -250,6 +250,24 @@ describe('Outbox lifecycle', () => {
     expect(h.box.busy).toBe(false);
   });
 
+  it('says whether a flush has anything to do: frames open or queued, or a wait to end', () => {
+    const h = make({ creditFrames: 4 }); // batches of one frame
+    expect(h.box.holding).toBe(false);
+    h.box.chunkDone(); // a read that ended no frame (a long line's)
+    expect(h.box.holding).toBe(false);
+    add(h, Buffer.from('a'));
+    expect(h.box.holding).toBe(true);
+    h.box.flush();
+    expect([postedFrames(h), h.box.holding]).toEqual([1, false]);
+    // Out of credits: the queued frames, then the wait, keep it true until they are posted.
+    for (let i = 0; i < 4; i++) add(h, Buffer.from('b'));
+    h.box.flush();
+    expect([postedFrames(h), h.box.holding]).toEqual([4, true]);
+    h.box.credit(4, 4);
+    h.box.flush();
+    expect([postedFrames(h), h.box.holding]).toEqual([5, false]);
+  });
+
   it('releaseAll flushes everything whatever the credits, and stops waiting', () => {
     const h = make({ creditFrames: 1, creditBytes: 10 });
     for (let i = 0; i < 5; i++) add(h, Buffer.alloc(8, 0x30 + i));

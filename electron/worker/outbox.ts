@@ -112,6 +112,11 @@ export class Outbox {
     return this.opts.creditFrames - this.availFrames;
   }
 
+  /** Whether a flush has anything to do (frames open or queued, or a wait to end). */
+  get holding(): boolean {
+    return this.open !== null || this.queue.length > 0 || this.waitingSince !== null;
+  }
+
   /** Whether a sealed batch waits that the credits would let go now. */
   get readyToPost(): boolean {
     return this.queue.length > 0 && this.fitting(this.queue[0]) > 0;

@@ -30,8 +30,11 @@ const port = parentPort;
 if (!port) throw new Error('transport-worker must run in a worker thread');
 const config = workerData as WorkerStartConfig;
 
+/** The session clock's zero on this thread's `performance.now()` (read per pipe read: the
+ *  `timeOrigin` getter is not free). */
+const clockZero = config.startedAtEpochMs - performance.timeOrigin;
 function now(): number {
-  return performance.timeOrigin + performance.now() - config.startedAtEpochMs;
+  return performance.now() - clockZero;
 }
 
 function post(msg: FromWorker, transfer: ArrayBuffer[] = []): void {
@@ -222,7 +225,8 @@ function applyReading(): void {
 const POST_EVERY_MS = 1;
 let flushScheduled = false;
 function scheduleFlush(): void {
-  if (flushScheduled) return;
+  // (Reads of a long line leave nothing to post until it ends.)
+  if (flushScheduled || !outbox.holding) return;
   flushScheduled = true;
   const wait = lastPostAt + POST_EVERY_MS - now();
   if (wait <= 0 || outbox.readyToPost || readerMode === 'naive') setImmediate(flushNow);
