@@ -221,7 +221,7 @@ describe('StdoutReader: lines that cross reads', () => {
     }
   });
 
-  it('validates a long one piece by piece as it arrives, as before', () => {
+  it('validates a long one from its pieces at its end', () => {
     const long = JSON.stringify({ jsonrpc: '2.0', id: 3, result: 'x'.repeat(40_000) });
     const got = route(`${long}\n{"jsonrpc":"2.0","id":4,"result":1}\n`, [100, 20_000, 40_100]);
     expect(got.map((g) => [g.how, g.bytes.length, g.kind, g.id])).toEqual([
@@ -265,29 +265,27 @@ describe('StdoutReader: lines that cross reads', () => {
   const reads = (total: number, size: number) =>
     Array.from({ length: Math.ceil(total / size) }, (_, i) => (i + 1) * size);
 
-  it('past 1 MiB, validates the rest at the newline: the answer a whole line gets', () => {
+  it('holds a long line to its newline, then validates it: the answer a whole line gets', () => {
     const line = longLine(3 * MiB);
     const { got, fed } = fedAfterEachRead(line, reads(line.length, 64 * 1024));
     expect(got.map((g) => [g.how, g.bytes.length, g.kind, g.id])).toEqual([
       ['spanning', line.length - 1, 'response', 9],
     ]);
-    // The first MiB as it came, nothing more until the newline (from the read that crossed
-    // 1 MiB on), then all of it.
-    expect(fed[16]).toBe(MiB);
-    expect(fed.at(-2)).toBe(MiB);
-    expect(fed.at(-1)).toBe(line.length - 1); // (all but the \n)
+    // Nothing until the read with the newline, then all of it but the \n.
+    expect(fed.slice(0, -1).every((n) => n === 0)).toBe(true);
+    expect(fed.at(-1)).toBe(line.length - 1);
   });
 
-  it('...finds an error or bad UTF-8 in the deferred part where a whole line would', () => {
+  it('...finds an error or bad UTF-8 in it where a whole line would', () => {
     const cuts = reads(3 * MiB + 64, 100_000);
     // A raw control character inside the string, 2.5 MiB in: the scanner's own position.
     const at = 2.5 * MiB;
     const control = fedAfterEachRead(longLine(3 * MiB, at, Buffer.from([0x01])), cuts).got;
     expect(control.map((g) => [g.how, g.kind])).toEqual([['spanning', 'parse-error']]);
     expect(control[0].problem).toBe(`Bad control character in string literal at byte ${at}`);
-    // A character cut between two deferred reads is fine; a stray byte there is not.
+    // A character cut between two reads is fine; a stray byte is not.
     const e = Buffer.from('é');
-    const cutAt = 2 * 100_000 * 10 + 1; // inside the character: 2,000,001 is a read's end
+    const cutAt = 2_000_001; // between the character's two bytes (it starts a read: 2,000,000)
     const okLine = longLine(3 * MiB, cutAt - 1, e);
     const ok = fedAfterEachRead(
       okLine,
@@ -302,8 +300,7 @@ describe('StdoutReader: lines that cross reads', () => {
     const line = longLine(70 * MiB);
     const { got, fed } = fedAfterEachRead(line, reads(line.length, 4 * MiB));
     expect(got.map((g) => [g.kind, g.id])).toEqual([['response', 9]]);
-    // Reads of 4 MiB: the line is past 1 MiB at the first; more than 64 MiB waits after the
-    // 17th, which feeds all 68 MiB.
+    // Reads of 4 MiB: more than 64 MiB waits after the 17th, which feeds all 68 MiB.
     expect(fed[16]).toBe(0);
     expect(fed[17]).toBe(68 * MiB);
   });

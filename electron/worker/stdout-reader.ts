@@ -8,8 +8,8 @@
  *
  * A chunk's whole lines are classified together once the chunk is split (one call into the
  * WebAssembly scanner for ~300 small frames); a short line that spans chunks is joined when it
- * ends and classified the same way; a long one is validated piece by piece, as it arrives up to
- * DEFER_AFTER and at its newline past it (its pieces are held to its end either way).
+ * ends and classified the same way; a long one is validated piece by piece at its newline (its
+ * pieces are held to its end either way).
  */
 import { isUtf8 } from 'node:buffer';
 import type { Classified } from '../engine/classify.js';
@@ -26,20 +26,19 @@ import { isShared } from './outbox-batch.js';
 /**
  * A line that crosses pipe reads and ends within this many bytes is joined and classified like
  * the whole lines of a read (it costs a copy of at most this much); a longer one is validated
- * piece by piece as it arrives. In a flood of small lines nearly every read ends inside a line:
+ * piece by piece at its end. In a flood of small lines nearly every read ends inside a line:
  * classified piece by piece, those ~600 lines of a 200,000-line flood kept the streaming
  * scanner's JavaScript hot enough for V8 to compile it, on the cores the flood needs.
  */
 const JOIN_MAX = 16 * 1024;
 /**
- * Past DEFER_AFTER bytes, a line's pieces are validated at its newline, or once DEFER_MAX bytes
- * wait, not as they arrive. While the worker validates, the socket fills and the server waits:
- * validated as it came, a 64 MiB line kept the server waiting for as long as its validation
- * took (~7 ms), which its reads then took longer (66.0 -> 62.9 ms first byte to last frame,
- * 25 alternating runs). The work is the same, done when the line is complete; its pieces are
- * held to the end either way.
+ * A line's pieces are validated at its newline, not as they arrive (or once this many bytes of
+ * them wait, so that no line holds more unchecked). While the worker validates, the socket
+ * fills and the server waits: validated as it came, a 64 MiB line kept the server waiting for
+ * as long as its validation took (~7 ms), which its reads then took longer (66.0 -> 62.9 ms
+ * first byte to last frame, 25 alternating runs). The work is the same, done when the line is
+ * complete; its pieces are held to its end either way.
  */
-const DEFER_AFTER = 1024 * 1024;
 const DEFER_MAX = 64 * 1024 * 1024;
 const NO_CHUNK: Buffer = Buffer.alloc(0);
 /** Lines joined here are within the limit already (the splitter checked). */
@@ -65,19 +64,17 @@ export class StdoutReader {
   private readonly splitter;
   /** The pieces of the line that spans chunks, so far. */
   private pending: Piece[] = [];
-  /** Their bytes; whether each piece's chunk was valid UTF-8 as a whole; whether they go to the
-   *  classifier as they come (past JOIN_MAX). */
+  /** Their bytes; whether each piece's chunk was found valid UTF-8 as a whole (false: not
+   *  known); how many of them the classifier has had (the line begun there when any), and the
+   *  bytes of those after them. */
   private pendingBytes = 0;
   private readonly pendingUtf8: boolean[] = [];
-  private streaming = false;
-  /** Pieces of the line given to the classifier so far (while streaming), and the bytes of
-   *  those after them, deferred. */
   private scanned = 0;
-  private deferred = 0;
+  private unscanned = 0;
   /** Arrival time of the chunk being split (all its frames share it). */
   private chunkAt = 0;
   /** The chunk being split, and whether it is valid UTF-8 as a whole (then so is every line
-   *  inside it): checked when first asked (a deferred piece never asks). */
+   *  inside it): checked when first asked (a piece of a line held to its end never asks). */
   private chunk = NO_CHUNK;
   private chunkUtf8: boolean | null = null;
 
@@ -90,22 +87,8 @@ export class StdoutReader {
       // Only without regions (never here): kept exact all the same.
       line: (chunk, start, end, offset) => this.wholeLine(chunk, start, end, offset),
       partial: (chunk, start) => {
-        this.pending.push({ chunk, start, end: chunk.length });
-        this.pendingBytes += chunk.length - start;
-        if (!this.streaming) {
-          if (this.pendingBytes <= JOIN_MAX) {
-            this.pendingUtf8.push(this.utf8());
-            return;
-          }
-          this.stream(this.pending.length - 1);
-        }
-        if (this.pendingBytes > DEFER_AFTER) {
-          this.deferred += chunk.length - start;
-          if (this.deferred > DEFER_MAX) this.catchUp();
-          return;
-        }
-        this.classifier.piece(start === 0 ? chunk : chunk.subarray(start), this.utf8());
-        this.scanned = this.pending.length;
+        this.hold(chunk, start, chunk.length);
+        if (this.unscanned > DEFER_MAX) this.catchUp();
       },
       lineEnd: (chunk, end, length, offset) => this.lineEnd(chunk, end, length, offset),
       region: (chunk, start, end, offset, limit, tally) =>
@@ -162,51 +145,45 @@ export class StdoutReader {
     return this.chunkUtf8;
   }
 
-  /** Gives the classifier the line's pieces it has not had (deferred). */
+  /** Holds chunk[start, end) as the next piece of the line arriving. */
+  private hold(chunk: Buffer, start: number, end: number): void {
+    this.pending.push({ chunk, start, end });
+    // (What the chunk's check found, if anything asked: the classifier checks the rest.)
+    this.pendingUtf8.push(this.chunkUtf8 === true);
+    this.pendingBytes += end - start;
+    this.unscanned += end - start;
+  }
+
+  /** Gives the classifier the line's pieces it has not had, beginning the line at the first. */
   private catchUp(): void {
     const pieces = this.pending;
+    if (this.scanned === 0) this.classifier.begin();
     for (; this.scanned < pieces.length; this.scanned++) {
       const p = pieces[this.scanned];
-      this.classifier.piece(p.chunk.subarray(p.start, p.end));
+      this.classifier.piece(p.chunk.subarray(p.start, p.end), this.pendingUtf8[this.scanned]);
     }
-    this.deferred = 0;
+    this.unscanned = 0;
   }
 
   private count(c: Classified): void {
     if (c.kind === 'parse-error' || c.kind === 'empty') this.parseErrors += 1;
   }
 
-  /** The line still arriving is past JOIN_MAX: its first `n` pieces, held until now, go to the
-   *  classifier, and the next ones as they come. */
-  private stream(n: number): void {
-    this.streaming = true;
-    this.classifier.begin();
-    for (let i = 0; i < n; i++) {
-      const p = this.pending[i];
-      this.classifier.piece(p.chunk.subarray(p.start, p.end), this.pendingUtf8[i]);
-    }
-    this.scanned = n;
-  }
-
   private drop(): void {
     this.pending = [];
     this.pendingBytes = 0;
     this.pendingUtf8.length = 0;
-    this.streaming = false;
     this.scanned = 0;
-    this.deferred = 0;
+    this.unscanned = 0;
   }
 
   private lineEnd(chunk: Buffer, end: number, length: number, offset: number): void {
     const pieces = this.pending;
+    // (Its last piece may end with the line's \r: the classifier counts `length` only.)
+    if (end > 0) this.hold(chunk, 0, end);
     // Joined, a line is at most JOIN_MAX bytes (the end of a large read makes it longer).
-    if (!this.streaming && this.pendingBytes + end > JOIN_MAX) this.stream(pieces.length);
-    if (this.streaming) this.catchUp();
-    if (end > 0) {
-      if (this.streaming) this.classifier.piece(chunk.subarray(0, end), this.utf8());
-      pieces.push({ chunk, start: 0, end });
-    }
-    if (this.streaming) {
+    if (this.pendingBytes > JOIN_MAX) {
+      this.catchUp();
       // The pieces are all still here (a first piece whose chunk left was copied by `sealed`):
       // the classifier may want them joined, for an exact parse error or an over-long member.
       const c = this.classifier.end(length, () => joinPieces(pieces, length));
