@@ -65,7 +65,7 @@ export interface Framer {
 /**
  * Where a line splitter's lines go, as positions in the chunks they arrived in: nothing is
  * copied or joined, so a consumer can hand whole chunks on (the transport worker transfers
- * them to main) and validate a long line while it streams in.
+ * them to main) and validate a long line from the pieces it arrived in.
  */
 export interface LineSink {
   /** A line that lies whole in `chunk`: chunk[start, end), without \r\n. */

@@ -4,8 +4,8 @@
  *
  * Owns: JSON scanners (WebAssembly, json-scan.ts) and a UTF-8 checker. Fed by: the transport
  * worker — a chunk's whole lines at once, split and scanned in one call (`classifyRegion`), or a
- * line in the pieces it arrives in (`begin` / `piece` / `end`) so a large frame is validated while
- * it streams in — and by `classify` / `classifySpan` for one whole line.
+ * line in the pieces it arrived in (`begin` / `piece` / `end`) so a large frame is validated
+ * without being joined — and by `classify` / `classifySpan` for one whole line.
  *
  * The answer equals classifyFrameByParse (JSON.parse, then classifyValue; differential property
  * tests hold them together); only the wording of parse-error problems of lines over
