@@ -72,6 +72,23 @@ describe('FrameStore with frames located in their chunks', () => {
     expect(s3.preview).toBe('{"a":1}');
   });
 
+  it('holds a frame read in many small pieces of one slab, counting the slab once', () => {
+    // 8 MiB arriving 16 KiB a read into two 4 MiB slabs: 512 chunks of 2 buffers.
+    const slabs = [0, 1].map(() => new SharedArrayBuffer(4 * 1024 * 1024));
+    const pieces = [];
+    for (let at = 0; at < 8 * 1024 * 1024; at += 16 * 1024) {
+      const slab = slabs[Math.floor(at / (4 * 1024 * 1024))];
+      pieces.push(Buffer.from(slab, at % (4 * 1024 * 1024), 16 * 1024));
+    }
+    const data = new ChunkedBytes(pieces);
+    const store = new FrameStore(64 * 1024 * 1024);
+    const f = new InFrame(0, data.length, 0, 0, 'response', 1, new ArrayBuffer(0), 0, data);
+    const s = store.add(info(), f);
+    expect(s.held).toBe(true);
+    expect(store.heldBytes).toBe(8 * 1024 * 1024);
+    expect(store.page(s.seq, 8 * 1024 * 1024 - 4, 100)?.data.length).toBe(4);
+  });
+
   it('evicting summaries lets their chunks go', () => {
     const chunks = [0, 1, 2].map((c) => chunkOf(`{"n":${c}}\n`.repeat(2)));
     const store = new FrameStore(1 << 20, 2);

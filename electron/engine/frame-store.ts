@@ -146,9 +146,15 @@ export class FrameStore {
   private tooLargeToHold(s: Stored): boolean {
     // Nearly every frame: located in a chunk far smaller than the budget (no lookup at all).
     if (s.buf !== null) return s.buf.byteLength > this.maxBytes && !this.pins.has(s.buf);
+    // Each buffer once: a frame read in many small pieces into one slab has a chunk per piece,
+    // all of the same slab (an 8 MiB frame in 16 KiB reads counted that 4 MiB slab ~256 times,
+    // "over the budget", and was never held).
+    const counted = new Set<ArrayBufferLike>();
     let n = 0;
     this.eachBuffer(s, (ab) => {
-      if (!this.pins.has(ab)) n += ab.byteLength;
+      if (this.pins.has(ab) || counted.has(ab)) return;
+      counted.add(ab);
+      n += ab.byteLength;
     });
     return n > this.maxBytes;
   }
