@@ -8,6 +8,7 @@
  */
 import { createHash } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
+import { ChunkedBytes } from '../../dist/electron/engine/frame-bytes.js';
 import { FrameStore } from '../../dist/electron/engine/frame-store.js';
 import { type Frame, Transport } from '../../dist/electron/engine/transport.js';
 import type { WorkerCounters } from '../../dist/electron/engine/worker-protocol.js';
@@ -225,6 +226,30 @@ describe.each(['socket', 'pipe'] as const)('long lines through the %s', (channel
       expect(page?.data.length).toBe(LONG_BYTES);
       expect(sha(page?.data as Buffer)).toBe(sha(longLine(i)));
     }
+  });
+
+  it('holds an 8 MiB line written 16 KiB at a time whole, at about what it takes', async () => {
+    // Small writes make small reads: hundreds of chunks of the same few slabs (or buffers).
+    const server = `
+const b = Buffer.alloc(${8 * MiB} + 1, 'z');
+b.write('{"jsonrpc":"2.0","id":1,"result":{"t":"', 0);
+b.write('"}}\\n', b.length - 4);
+let at = 0;
+const next = () => (at < b.length ? process.stdout.write(b.subarray(at, (at += 16384)), next) : process.exit(0));
+next();
+`;
+    const store = new FrameStore(64 * MiB);
+    let held: boolean | null = null;
+    let chunks = 0;
+    const { frames } = await collect(start(channel, 'drain', server), (f) => {
+      held = store.add({ dir: 'in', t: f.t, offset: f.offset, kind: f.kind, id: f.id }, f).held;
+      chunks = f.cut instanceof ChunkedBytes ? f.cut.chunks.length : 1;
+    });
+    expect(frames.map((f) => [f.kind, f.bytes])).toEqual([['response', 8 * MiB]]);
+    expect(chunks).toBeGreaterThan(16); // (it did arrive in many pieces)
+    expect(held).toBe(true);
+    expect(store.heldBytes).toBeGreaterThanOrEqual(8 * MiB);
+    expect(store.heldBytes).toBeLessThan(8 * MiB + 2 * 4 * MiB);
   });
 
   it('naive: reads no further while main holds frames, then everything once credited', async () => {
