@@ -266,6 +266,11 @@ describe('Outbox lifecycle', () => {
     h.box.credit(4, 4);
     h.box.flush();
     expect([postedFrames(h), h.box.holding]).toEqual([5, false]);
+    // A full batch sealed at the end of a read, nothing open and no wait begun: still true.
+    add(h, Buffer.from('c'));
+    h.box.chunkDone();
+    expect(h.box.readyToPost).toBe(true);
+    expect(h.box.holding).toBe(true);
   });
 
   it('releaseAll flushes everything whatever the credits, and stops waiting', () => {

@@ -1,6 +1,7 @@
 /**
  * The stdout reader at pipe-read boundaries: where a batch is sealed (the end of a read), and how
- * a line that crosses reads travels (joined within 16 KiB, else piece by piece). The property
+ * a line that crosses reads travels (joined within 16 KiB, else as its pieces, validated at its
+ * end). The property
  * tests of the whole path are in stdout-reader.test.ts.
  */
 import { describe, expect, it, vi } from 'vitest';
@@ -163,6 +164,19 @@ describe('StdoutReader: lines that cross reads', () => {
     expect(got[0].buf?.toString()).toBe(`${resp}\r\n`);
   });
 
+  it('finds bad UTF-8 in a line whole in its read, by the check of the read', () => {
+    // Valid JSON with a stray byte in a string: only the UTF-8 check can tell.
+    const line = Buffer.concat([
+      Buffer.from('{"jsonrpc":"2.0","id":1,"result":"'),
+      Buffer.from([0xff]),
+      Buffer.from('"}\n{"jsonrpc":"2.0","id":2,"result":"ok"}\n'),
+    ]);
+    expect(route(line, []).map((g) => [g.how, g.kind, g.id])).toEqual([
+      ['line', 'parse-error', undefined],
+      ['line', 'response', 2],
+    ]);
+  });
+
   it('finds bad UTF-8 and a character cut between reads as a whole line would', () => {
     const ok = Buffer.from('{"jsonrpc":"2.0","id":1,"result":"😀"}\n');
     const bad = Buffer.concat([
@@ -201,7 +215,7 @@ describe('StdoutReader: lines that cross reads', () => {
     ]);
   });
 
-  it('joins up to 16 KiB held (a \\r included) and streams past it, cut anywhere near', () => {
+  it('joins up to 16 KiB held (a \\r included), keeps the pieces past it, cut anywhere near', () => {
     for (const n of [16_382, 16_383, 16_384, 16_385]) {
       for (const eol of ['\n', '\r\n']) {
         const body = `{"jsonrpc":"2.0","id":5,"result":"${'y'.repeat(n - 36)}"}`;

@@ -102,7 +102,7 @@ const line = fc.oneof(
   fc
     .nat({ max: 300_000 })
     .map((n) => JSON.stringify({ jsonrpc: '2.0', id: 9, result: 'x'.repeat(n) })),
-  // Around the join size (16 KiB), multibyte: reads cut characters of lines held, then streamed.
+  // Around the join size (16 KiB), multibyte: reads cut characters of lines held, joined or not.
   fc
     .integer({ min: 1_900, max: 2_300 })
     .map((n) => JSON.stringify({ jsonrpc: '2.0', id: 8, result: 'é😀x'.repeat(n) })),
