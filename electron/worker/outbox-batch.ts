@@ -1,8 +1,8 @@
 /**
  * One batch of the outbox (outbox.ts): the pipe chunks its frames lie in, the buffers that will
  * be transferred for them, and the frames' metadata columns. Frame positions are taken over the
- * chunks as one run of bytes; a chunk belongs to one batch. `packed`, `toWire`: the buffers a
- * batch posts, as they cross to main.
+ * chunks as one run of bytes; a chunk belongs to one batch. `splitBatch`: a batch cut in two
+ * (credits). `packed`, `toWire`: the buffers a batch posts, as they cross to main.
  */
 import type { MetaColumns } from '../engine/frame-codec.js';
 import { slabId } from '../engine/slabs.js';
@@ -42,6 +42,41 @@ export class Batch {
     this.size += chunk.length;
     return this.lastBase;
   }
+}
+
+/**
+ * `b` cut before its frame k: the rest as a batch of its own (its frames' positions from its
+ * first chunk), and the buffers and frame bytes of the first k. The chunk the two share is
+ * copied for the rest from the rest's first byte on (its buffer leaves with the first k), unless
+ * it lies in a shared slab: then the rest takes a view of its part. (`b`'s columns keep the
+ * first k: the caller takes them.)
+ */
+export function splitBatch(
+  b: Batch,
+  k: number,
+): { rest: Batch; headBuffers: WireBuffer[]; headBytes: number } {
+  const cut = b.cols.start(k); // the rest's first byte
+  let j = 0; // the chunk holding it
+  let base = 0;
+  while (base + b.chunks[j].length <= cut) base += b.chunks[j++].length;
+  const rest = new Batch(b.cols.slice(k, b.n));
+  const shared = cut > base; // some frame before `cut` lies in chunk j too
+  for (let i = j; i < b.chunks.length; i++) {
+    let chunk = b.chunks[i];
+    let buffer = b.buffers[i];
+    if (i === j && shared) {
+      const part = chunk.subarray(cut - base);
+      buffer = ownBuffer(part);
+      chunk = buffer instanceof ArrayBuffer ? Buffer.from(buffer) : part;
+    }
+    rest.adopt(chunk, buffer);
+  }
+  for (let i = 0; i < rest.n; i++) {
+    rest.cols.setStart(i, rest.cols.start(i) - cut);
+    rest.bytes += rest.cols.bytes(i);
+  }
+  const headBuffers = b.buffers.slice(0, shared ? j + 1 : j);
+  return { rest, headBuffers, headBytes: b.bytes - rest.bytes };
 }
 
 /** What carries the chunk to main: a view, for a read into a shared slab (main sees the same

@@ -29,7 +29,7 @@ import {
   MetaColumns,
 } from '../engine/frame-codec.js';
 import { type FrameMeta, SPILL_MAX_FRAMES, type WireBuffer } from '../engine/worker-protocol.js';
-import { Batch, isShared, toWire } from './outbox-batch.js';
+import { Batch, splitBatch, toWire } from './outbox-batch.js';
 
 /** A batch takes no more frames once it has this many (checked between chunks). */
 const BATCH_FRAMES = 8192;
@@ -383,38 +383,10 @@ export class Outbox {
     this.waitingSince = null;
   }
 
-  /** Posts the first k frames of `b` and returns the rest as a batch of its own. The chunk the
-   *  two halves share is copied for the rest (from the rest's first byte on), unless it lies in
-   *  a shared slab: then the rest takes a view of its part. */
+  /** Posts the first k frames of `b` and returns the rest as a batch of its own. */
   private split(b: Batch, k: number): Batch {
-    const cut = b.cols.start(k); // the rest's first byte
-    let j = 0; // the chunk holding it
-    let base = 0;
-    while (base + b.chunks[j].length <= cut) base += b.chunks[j++].length;
-    const rest = new Batch(b.cols.slice(k, b.n));
-    const shared = cut > base; // some frame before `cut` lies in chunk j too
-    const headChunks = shared ? j + 1 : j;
-    for (let i = j; i < b.chunks.length; i++) {
-      let chunk = b.chunks[i];
-      let buffer = b.buffers[i];
-      if (i === j && shared) {
-        if (isShared(chunk)) {
-          chunk = chunk.subarray(cut - base);
-          buffer = new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.length);
-        } else {
-          const copy = new ArrayBuffer(chunk.length - (cut - base));
-          new Uint8Array(copy).set(chunk.subarray(cut - base));
-          chunk = Buffer.from(copy);
-          buffer = copy;
-        }
-      }
-      rest.adopt(chunk, buffer);
-    }
-    for (let i = 0; i < rest.n; i++) {
-      rest.cols.setStart(i, rest.cols.start(i) - cut);
-      rest.bytes += rest.cols.bytes(i);
-    }
-    this.post(b.cols.take(0, k), b.buffers.slice(0, headChunks), b.bytes - rest.bytes);
+    const { rest, headBuffers, headBytes } = splitBatch(b, k);
+    this.post(b.cols.take(0, k), headBuffers, headBytes);
     return rest;
   }
 
