@@ -14,8 +14,10 @@ import {
   own,
   postedFrames,
 } from '../../test/fixtures/outbox-harness.js';
-import { ChunkedBytes } from '../engine/frame-bytes.js';
+import { ChunkedBytes, ChunkReader } from '../engine/frame-bytes.js';
 import { ArrayRows } from '../engine/frame-codec.js';
+import { decodeFrames } from '../engine/in-frame.js';
+import { Outbox } from './outbox.js';
 import { packed } from './outbox-batch.js';
 
 describe('Outbox batches', () => {
@@ -152,6 +154,39 @@ describe('Outbox batches', () => {
     expect(second.buffers[0]).not.toBe(chunk.buffer); // a copy of '{"c":3}\n' + the line's start
     expect(second.buffers[1]).toBe(rest.buffer);
     expect(cutFrames(h)).toEqual(CUT_FRAMES);
+  });
+
+  it('cuts the rest again where it still shares the chunk, from its own copy, with real transfers', () => {
+    // Ten lines in one chunk: one batch, cut to the credit of 2 again and again. The first post
+    // transfers (detaches) the chunk: every later cut must read the rest's copy of it.
+    const lines = Array.from({ length: 10 }, (_, i) => `{"n":${i}}`);
+    const chunk = own(`${lines.join('\n')}\n`);
+    const got: string[] = [];
+    const box = new Outbox({
+      creditFrames: 2,
+      creditBytes: MiB,
+      spillMaxBytes: MiB,
+      now: () => 0,
+      post: ({ metas, buffers, transfer }) => {
+        const msg = structuredClone({ metas, buffers }, { transfer });
+        for (const f of decodeFrames(msg.metas, new ChunkReader(msg.buffers))) {
+          got.push(f.data.toString());
+        }
+      },
+      onOverload: () => true,
+    });
+    let at = 0;
+    for (const line of lines) {
+      box.addLine({ kind: 'response' }, chunk, at, at + line.length, at, 0);
+      at += line.length + 1;
+    }
+    box.flush();
+    for (let i = 0; i < 4; i++) {
+      box.credit(2, 20);
+      box.flush();
+    }
+    expect(chunk.buffer.byteLength).toBe(0); // (it left with the first post)
+    expect(got).toEqual(lines);
   });
 
   it('seals batches at a quarter of the frame credit (between chunks), so few need cutting', () => {
