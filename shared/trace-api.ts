@@ -7,7 +7,7 @@
 import { z } from 'zod';
 import type { FindingCode, FindingLevel } from './findings.js';
 import type { SessionInfo, SessionSnapshot } from './host-api.js';
-import type { ProbeReport } from './report.js';
+import type { ProbeReport } from './probe-report.js';
 import type { JsonRpcId, RequestStatus } from './requests.js';
 
 /** Largest chunk of a streamed upload (bytes before base64). */

@@ -2,7 +2,7 @@
  * A trace's state at a moment t, pure: which of the recorded small events (metrics samples,
  * request records, findings, state, exit, cancellations) had happened by t. The host keeps the
  * small events of an open trace in a TraceTimeline and asks these functions on every seek; frame
- * and stderr text stay on disk (electron/engine/trace-session.ts reads them by index).
+ * and stderr text stay on disk (electron/engine/trace/trace-session.ts reads them by index).
  */
 import type { LiveFinding } from './findings.js';
 import type { SeriesPoint, SessionState } from './host-api.js';

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { CommanderError } from 'commander';
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
 import { FINDING_EXPLANATIONS } from '../../shared/findings.js';
-import type { ProbeReport } from '../../shared/report.js';
+import type { ProbeReport } from '../../shared/probe-report.js';
 import { findDemo } from '../demo-servers/catalog.js';
 import {
   DemoError,
@@ -13,9 +13,9 @@ import {
   formatDemoList,
   parseDemoArgs,
 } from './demo.js';
-import { formatHumanReport } from './human-report.js';
 import { buildProgram, main, parseCallArgs } from './main.js';
 import type { ProbeOutcome } from './probe.js';
+import { formatHumanReport } from './report-text.js';
 
 const MiB = 1024 * 1024;
 

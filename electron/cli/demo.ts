@@ -3,7 +3,8 @@
  * `pipescope probe --demo <id>` (the catalog's probe settings, overridden by explicit flags).
  */
 import type { DemoScenario } from '../../shared/demo-catalog.js';
-import { DEMO_CATALOG, demoCommand, findDemo } from '../demo-servers/catalog.js';
+import { DEMO_CATALOG, findDemo } from '../demo-servers/catalog.js';
+import { demoCommand } from '../demo-servers/launch.js';
 import type { ProbeOptions } from './probe.js';
 
 export class DemoError extends Error {}

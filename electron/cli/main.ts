@@ -15,8 +15,8 @@ import {
   formatDemoList,
   parseDemoArgs,
 } from './demo.js';
-import { formatHumanReport } from './human-report.js';
 import { type ProbeOptions, runProbe } from './probe.js';
+import { formatHumanReport } from './report-text.js';
 import { probeTrace, registerTraceCommands } from './trace-commands.js';
 
 class UsageError extends Error {}

@@ -6,11 +6,11 @@
  * Never hangs: every step is bounded by the `--timeout-ms` deadline, and what is still pending
  * at the deadline is timed out (a cancellation is sent) and shown in the report.
  */
-import type { ProbeReport } from '../../shared/report.js';
+import type { ProbeReport } from '../../shared/probe-report.js';
 import type { OversizePolicy, ReaderMode } from '../../shared/session-config.js';
-import { callTool, initialize, listTools, McpFlowError } from '../engine/mcp-client.js';
-import { buildReport, exitStatusFor } from '../engine/report.js';
-import { Session, SessionError } from '../engine/session.js';
+import { buildReport, exitStatusFor } from '../engine/session/build-report.js';
+import { callTool, initialize, listTools, McpFlowError } from '../engine/session/mcp-client.js';
+import { Session, SessionError } from '../engine/session/session.js';
 
 export interface ProbeOptions {
   command: string;

@@ -8,19 +8,19 @@ import { writeFileSync } from 'node:fs';
 import { type Command, Option } from 'commander';
 import type { ReaderMode } from '../../shared/session-config.js';
 import { DEFAULT_RECORDING_BUDGET_BYTES } from '../../shared/trace-format.js';
-import { initialize, listTools, McpFlowError } from '../engine/mcp-client.js';
-import { buildReport, exitStatusFor } from '../engine/report.js';
-import { Session, SessionError } from '../engine/session.js';
-import { describeWriteError } from '../engine/trace-errors.js';
-import { toHtml, toMarkdown } from '../engine/trace-export-doc.js';
-import { toChromeTrace } from '../engine/trace-export-perfetto.js';
-import { TraceReadError, TraceReader } from '../engine/trace-reader.js';
-import { TraceRecorder } from '../engine/trace-recorder.js';
-import { formatReplay, replayTrace } from '../engine/trace-replay-diff.js';
-import { pollutionFromTrace, summarizeTrace } from '../engine/trace-report.js';
+import { buildReport, exitStatusFor } from '../engine/session/build-report.js';
+import { initialize, listTools, McpFlowError } from '../engine/session/mcp-client.js';
+import { Session, SessionError } from '../engine/session/session.js';
+import { describeWriteError } from '../engine/trace/errors.js';
+import { toHtml, toMarkdown } from '../engine/trace/export/doc.js';
+import { toChromeTrace } from '../engine/trace/export/perfetto.js';
+import { TraceReadError, TraceReader } from '../engine/trace/reader.js';
+import { TraceRecorder } from '../engine/trace/recorder.js';
+import { formatReplay, replayTrace } from '../engine/trace/replay-diff.js';
+import { pollutionFromTrace, summarizeTrace } from '../engine/trace/summary.js';
 import { intArg } from './args.js';
-import { formatHumanReport } from './human-report.js';
 import type { ProbeOutcome } from './probe.js';
+import { formatHumanReport } from './report-text.js';
 
 class TraceUsageError extends Error {}
 

@@ -7,7 +7,8 @@ import { describe, expect, it } from 'vitest';
 import { FINDING_LEVELS } from '../../shared/findings.js';
 import { emptyLiveMetrics } from '../../shared/metrics.js';
 import { REQUEST_STATUSES } from '../../shared/requests.js';
-import { DEMO_CATALOG, demoCommand, demoServerPath, findDemo } from './catalog.js';
+import { DEMO_CATALOG, findDemo } from './catalog.js';
+import { demoCommand, demoServerPath } from './launch.js';
 import { knobAccessors, parseKnobArgs } from './lib/knobs.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));

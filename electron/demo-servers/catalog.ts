@@ -4,15 +4,13 @@
  * here), how to show it, and the probe recipe with the symptoms it must produce. Integration
  * tests read the expectations from this list so the catalog and the servers cannot drift.
  * Hosts (CLI `demo list`, the app's first screen) get it through the engine.
- * This module owns the list and its order, the entries about tool results and cancellation,
- * and the lookups that launch a demo (server path, argv with checked knobs); the entries about
- * the pipes and the process live in catalog-transport.ts.
+ * This module owns the list and its order and the entries about tool results and cancellation;
+ * the entries about the pipes and the process live in catalog-transport.ts, and what launches
+ * a demo (server path, argv with checked knobs) in launch.ts. The servers themselves import this
+ * module (their knobs' defaults), so it holds data only.
  */
 
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { DemoScenario } from '../../shared/demo-catalog.js';
-import { unpackedPath } from '../engine/asar-path.js';
 import { knob, MiB, TRANSPORT_DEMOS } from './catalog-transport.js';
 
 export const DEMO_CATALOG: readonly DemoScenario[] = [
@@ -171,41 +169,4 @@ export const DEMO_CATALOG: readonly DemoScenario[] = [
 
 export function findDemo(id: string): DemoScenario | undefined {
   return DEMO_CATALOG.find((scenario) => scenario.id === id);
-}
-
-/**
- * Absolute path of the built server. At run time this module is
- * dist/electron/demo-servers/catalog.js and the servers are its siblings; when it is loaded
- * from source (unit tests) we point at the same dist folder.
- */
-export function demoServerPath(id: string): string {
-  if (!findDemo(id)) throw new Error(`unknown demo server: ${id}`);
-  const here = fileURLToPath(import.meta.url);
-  const dir = here.endsWith('.ts')
-    ? path.resolve(path.dirname(here), '../../dist/electron/demo-servers')
-    : path.dirname(here);
-  return unpackedPath(path.join(dir, `${id}.js`));
-}
-
-/** The argv to run a demo with Node; unknown knobs are rejected, not passed through. */
-export function demoCommand(
-  id: string,
-  knobs: Readonly<Record<string, string>> = {},
-): { command: string; args: string[] } {
-  const scenario = findDemo(id);
-  if (!scenario) {
-    throw new Error(
-      `unknown demo server: ${id} (known: ${DEMO_CATALOG.map((s) => s.id).join(', ')})`,
-    );
-  }
-  const known = new Set(scenario.knobs.map((k) => k.name));
-  const args = [demoServerPath(id)];
-  for (const [name, value] of Object.entries(knobs)) {
-    if (!known.has(name)) {
-      const list = [...known].join(', ') || '(none)';
-      throw new Error(`demo ${id} has no knob "${name}" (known: ${list})`);
-    }
-    args.push(`--${name}=${value}`);
-  }
-  return { command: process.execPath, args };
 }

@@ -6,7 +6,6 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import {
   app,
   BrowserWindow,
@@ -20,7 +19,8 @@ import {
   shell,
   type WebContents,
 } from 'electron';
-import { SessionManager } from '../engine/session-manager.js';
+import { SessionManager } from '../engine/host/session-manager.js';
+import { builtPaths } from '../paths.js';
 import {
   APP_SCHEME_PRIVILEGES,
   CONTENT_SECURITY_POLICY,
@@ -48,11 +48,9 @@ import { isPermissionAllowed } from './permissions.js';
 import { createQuitGuard } from './quit-guard.js';
 import { buildWindowOptions } from './window-options.js';
 
-// dist/electron/main/main.js → dist/
-const DIST = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
-const RENDERER_DIR = path.join(DIST, 'renderer');
-const PRELOAD = path.join(DIST, 'preload', 'preload.cjs');
-const ICON = path.join(DIST, '..', 'assets', 'icon.png');
+const RENDERER_DIR = builtPaths.renderer();
+const PRELOAD = builtPaths.preload();
+const ICON = builtPaths.icon();
 
 // Must happen before `ready` (privileges and their reasons: app-protocol.ts).
 protocol.registerSchemesAsPrivileged([

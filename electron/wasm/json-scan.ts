@@ -1,6 +1,6 @@
 /**
  * JSON scanner in AssemblyScript (compiled to WebAssembly by `npm run build:wasm`; loaded by
- * electron/engine/json-scan.ts). Validates one line of bytes as JSON, as strictly as JSON.parse,
+ * electron/worker/read/json-scan.ts). Validates one line of bytes as JSON, as strictly as JSON.parse,
  * without building anything, and notes where the top-level members classification needs lie.
  *
  * Why WebAssembly: the transport worker must keep up with a pipe moving ~1 GB/s. The same state
@@ -63,7 +63,7 @@ const N_EXP: u32 = 16;
 const LIT: u32 = 17;
 const FAIL: u32 = 18;
 
-// Error codes (their messages: electron/engine/json-scan.ts).
+// Error codes (their messages: electron/worker/read/json-scan.ts).
 const E_TOKEN: i32 = 1;
 const E_AFTER_JSON: i32 = 2;
 const E_EXPECTED_COMMA: i32 = 3;

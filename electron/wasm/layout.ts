@@ -1,7 +1,7 @@
 /**
  * The JSON scanner's memory layout, result slots and codes, shared by its modules
  * (json-scan.ts: the machine; lines.ts: a chunk's lines in one call). JS reads results through
- * the addresses the module exports (electron/engine/json-scan.ts).
+ * the addresses the module exports (electron/worker/read/json-scan.ts).
  */
 
 // --- memory layout ----------------------------------------------------------------------------

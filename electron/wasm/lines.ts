@@ -1,6 +1,6 @@
 /**
  * A chunk's whole lines split and scanned in one call into the module: the transport worker's
- * framing and scanning of its small frames (electron/engine/line-batch.ts, LineBatch), with the
+ * framing and scanning of its small frames (electron/worker/read/line-batch.ts, LineBatch), with the
  * id of a plain response read here too, and runs of plain responses answered a run at a time
  * (where a run ends, its bytes, its rows as batch metadata). Each line is scanned by the
  * machine of json-scan.ts.
@@ -185,7 +185,7 @@ export function runLargest(): u32 {
 /**
  * Rows [r0, r1) of plain responses as a batch's metadata, five f64 per row at COLS: stream
  * offset (offsetDelta + start), length, batch position (base + start), t, id — the layout of
- * MetaColumns (electron/engine/frame-codec.ts), copied there in one step.
+ * MetaColumns (electron/wire/columns.ts), copied there in one step.
  */
 export function runColumns(r0: u32, r1: u32, offsetDelta: f64, base: f64, t: f64): u32 {
   let o = COLS;

@@ -7,9 +7,9 @@
  */
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { SessionManager } from '../engine/session-manager.js';
-import { addSecret } from '../engine/trace-redact.js';
+import { SessionManager } from '../engine/host/session-manager.js';
+import { addSecret } from '../engine/trace/redact.js';
+import { builtPaths } from '../paths.js';
 import { isLoopbackBind } from './auth.js';
 import { openBrowser } from './open-browser.js';
 import { startWebServer } from './server.js';
@@ -30,11 +30,6 @@ function say(line: string): void {
   process.stderr.write(`pipescope: ${line}\n`);
 }
 
-/** dist/electron/web/run.js → dist/renderer. */
-export function rendererDir(): string {
-  return fileURLToPath(new URL('../../renderer/', import.meta.url));
-}
-
 export async function runWebCommand(opts: WebCommandOptions): Promise<number> {
   if (!Number.isInteger(opts.port) || opts.port < 0 || opts.port > 65_535) {
     say(`--port must be 0-65535 (got ${opts.port})`);
@@ -45,7 +40,7 @@ export async function runWebCommand(opts: WebCommandOptions): Promise<number> {
     say(`--host ${host} is not loopback; add --allow-remote if you really mean it`);
     return 2;
   }
-  const staticDir = rendererDir();
+  const staticDir = builtPaths.renderer();
   if (!existsSync(path.join(staticDir, 'index.html'))) {
     say(`the renderer is not built (${staticDir} is missing); run \`npm run build\``);
     return 2;

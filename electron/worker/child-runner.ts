@@ -11,7 +11,7 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import type { Readable, Writable } from 'node:stream';
-import type { ExitInfo } from '../engine/worker-protocol.js';
+import type { ExitInfo } from '../wire/protocol.js';
 import type { StdoutChannel } from './stdout-channel.js';
 
 export interface StopGrace {

@@ -4,9 +4,9 @@
  * chunks as one run of bytes; a chunk belongs to one batch. `splitBatch`: a batch cut in two
  * (credits). `packed`, `toWire`: the buffers a batch posts, as they cross to main.
  */
-import type { MetaColumns } from '../engine/frame-codec.js';
-import { slabId } from '../engine/slabs.js';
-import type { WireBuffer } from '../engine/worker-protocol.js';
+import type { MetaColumns } from '../wire/columns.js';
+import type { WireBuffer } from '../wire/protocol.js';
+import { slabId } from '../wire/slabs.js';
 
 export class Batch {
   /** The chunks (as given) and the buffers that will carry them to main. */

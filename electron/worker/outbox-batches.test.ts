@@ -14,9 +14,9 @@ import {
   own,
   postedFrames,
 } from '../../test/fixtures/outbox-harness.js';
-import { ChunkedBytes, ChunkReader } from '../engine/frame-bytes.js';
-import { ArrayRows } from '../engine/frame-codec.js';
-import { decodeFrames } from '../engine/in-frame.js';
+import { ChunkedBytes, ChunkReader } from '../engine/transport/frame-bytes.js';
+import { decodeFrames } from '../engine/transport/in-frame.js';
+import { ArrayRows } from '../wire/columns.js';
 import { Outbox } from './outbox.js';
 import { packed } from './outbox-batch.js';
 

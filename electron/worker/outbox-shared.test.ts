@@ -15,8 +15,8 @@ import {
   MiB,
   make,
 } from '../../test/fixtures/outbox-harness.js';
-import { ChunkedBytes, ChunkReader } from '../engine/frame-bytes.js';
-import { decodeMetas } from '../engine/in-frame.js';
+import { ChunkedBytes, ChunkReader } from '../engine/transport/frame-bytes.js';
+import { decodeMetas } from '../engine/transport/in-frame.js';
 import { Outbox, type Piece, type PostedBatch } from './outbox.js';
 import { packed } from './outbox-batch.js';
 import { StdoutReader } from './stdout-reader.js';

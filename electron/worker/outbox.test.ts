@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { add, framesOf, make, own, postedFrames } from '../../test/fixtures/outbox-harness.js';
-import { SPILL_MAX_FRAMES } from '../engine/worker-protocol.js';
+import { SPILL_MAX_FRAMES } from '../wire/protocol.js';
 
 describe('Outbox credits', () => {
   it('posts no more frames than the frame credit allows', () => {

@@ -27,8 +27,8 @@ import {
   type LineRows,
   type MetaBuffers,
   MetaColumns,
-} from '../engine/frame-codec.js';
-import { type FrameMeta, SPILL_MAX_FRAMES, type WireBuffer } from '../engine/worker-protocol.js';
+} from '../wire/columns.js';
+import { type FrameMeta, SPILL_MAX_FRAMES, type WireBuffer } from '../wire/protocol.js';
 import { Batch, splitBatch, toWire } from './outbox-batch.js';
 
 /** A batch takes no more frames once it has this many (checked between chunks). */

@@ -6,10 +6,10 @@
  */
 import { describe, expect, it, vi } from 'vitest';
 import { own } from '../../test/fixtures/outbox-harness.js';
-import { type Classified, classifyFrameByParse } from '../engine/classify.js';
-import { ChunkReader } from '../engine/frame-bytes.js';
-import type { LineRows } from '../engine/frame-codec.js';
-import { decodeFrames } from '../engine/in-frame.js';
+import { ChunkReader } from '../engine/transport/frame-bytes.js';
+import { decodeFrames } from '../engine/transport/in-frame.js';
+import { type Classified, classifyFrameByParse } from '../wire/classify.js';
+import type { LineRows } from '../wire/columns.js';
 import { Outbox } from './outbox.js';
 import { StdoutReader } from './stdout-reader.js';
 

@@ -1,11 +1,11 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { type Classified, classifyFrameByParse } from '../engine/classify.js';
-import { ChunkReader, type FrameBytes } from '../engine/frame-bytes.js';
-import type { LineRows } from '../engine/frame-codec.js';
-import { createFramer } from '../engine/framer.js';
-import { decodeFrames, type InFrame } from '../engine/in-frame.js';
+import { ChunkReader, type FrameBytes } from '../engine/transport/frame-bytes.js';
+import { decodeFrames, type InFrame } from '../engine/transport/in-frame.js';
+import { type Classified, classifyFrameByParse } from '../wire/classify.js';
+import type { LineRows } from '../wire/columns.js';
 import { Outbox } from './outbox.js';
+import { createFramer } from './read/framer.js';
 import { StdoutReader } from './stdout-reader.js';
 
 // The worker's stdout path in one thread: StdoutReader → Outbox → a structured-clone "post" that

@@ -12,16 +12,16 @@
  * pieces are held to its end either way).
  */
 import { isUtf8 } from 'node:buffer';
-import type { Classified } from '../engine/classify.js';
+import type { Classified } from '../wire/classify.js';
+import type { Outbox, Piece } from './outbox.js';
+import { isShared } from './outbox-batch.js';
 import {
   createLineSplitter,
   type FramerStats,
   type OversizeInfo,
   type RegionTally,
-} from '../engine/framer.js';
-import { LineClassifier } from '../engine/line-classifier.js';
-import type { Outbox, Piece } from './outbox.js';
-import { isShared } from './outbox-batch.js';
+} from './read/framer.js';
+import { LineClassifier } from './read/line-classifier.js';
 
 /**
  * A line that crosses pipe reads and ends within this many bytes is joined and classified like

@@ -16,7 +16,7 @@ import type {
   ToWorker,
   WorkerCounters,
   WorkerStartConfig,
-} from '../engine/worker-protocol.js';
+} from '../wire/protocol.js';
 import { ChildRunner } from './child-runner.js';
 import { Outbox } from './outbox.js';
 import { openStdoutChannel, ReadBuffers } from './stdout-channel.js';

@@ -23,7 +23,7 @@ function lagStats(h) {
 }
 
 async function viaEngine() {
-  const { Transport } = await import('../../dist/electron/engine/transport.js');
+  const { Transport } = await import('../../dist/electron/engine/transport/transport.js');
   const t = Transport.start({
     command: process.execPath,
     args: [SERVER, String(total), String(FRAME)],

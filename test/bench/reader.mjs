@@ -196,8 +196,8 @@ async function sdkReader(spec, stampFile, { maxBufferSize }) {
 }
 
 async function framerReader(spec, stampFile, { parse }) {
-  const { createFramer } = await import('../../dist/electron/engine/framer.js');
-  const { LineClassifier } = await import('../../dist/electron/engine/line-classifier.js');
+  const { createFramer } = await import('../../dist/electron/worker/read/framer.js');
+  const { LineClassifier } = await import('../../dist/electron/worker/read/line-classifier.js');
   const classifier = parse === 'scan' ? new LineClassifier() : null;
   let frames = 0;
   let error;
@@ -300,7 +300,7 @@ async function loadReader(name) {
     case 'framer-noparse':
       return (spec, stamp) => framerReader(spec, stamp, { parse: false });
     case 'engine': {
-      const mod = await import('../../dist/electron/engine/transport.js');
+      const mod = await import('../../dist/electron/engine/transport/transport.js');
       if (typeof mod.Transport?.start !== 'function') throw new Error('no Transport.start export');
       return (spec, stamp) => engineReader(spec, stamp, mod);
     }
@@ -318,8 +318,8 @@ async function main() {
     // Warm the module graph the reader needs before the baseline is taken.
     if (readerName.startsWith('sdk')) await import('@modelcontextprotocol/sdk/shared/stdio.js');
     if (readerName.startsWith('framer')) {
-      await import('../../dist/electron/engine/framer.js');
-      await import('../../dist/electron/engine/line-classifier.js');
+      await import('../../dist/electron/worker/read/framer.js');
+      await import('../../dist/electron/worker/read/line-classifier.js');
     }
   } catch (e) {
     process.stdout.write(

@@ -85,7 +85,7 @@ describe.runIf(chromiumAvailable())('cancellation', () => {
     await expect.poll(() => counter(page, 'late-responses')).toBe(1);
   });
 
-  // Known engine bug: RequestTable.progress() (electron/engine/request-table.ts) counts the
+  // Known engine bug: RequestTable.progress() (electron/engine/session/request-table.ts) counts the
   // notification but does not call hooks.onChange, so no snapshot carries the new count and the
   // row's "N progress" tag stays hidden until the request ends. Flip to it() once fixed.
   it('a pending request shows its progress count', async () => {

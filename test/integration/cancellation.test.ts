@@ -6,9 +6,9 @@
  */
 
 import { afterEach, describe, expect, it } from 'vitest';
-import type { FrameBytes } from '../../dist/electron/engine/frame-bytes.js';
-import { callTool, initialize, listTools } from '../../dist/electron/engine/mcp-client.js';
-import type { Session } from '../../dist/electron/engine/session.js';
+import { callTool, initialize, listTools } from '../../dist/electron/engine/session/mcp-client.js';
+import type { Session } from '../../dist/electron/engine/session/session.js';
+import type { FrameBytes } from '../../dist/electron/engine/transport/frame-bytes.js';
 import {
   collectStderr,
   expectNothingLeftBehind,

@@ -8,7 +8,8 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { describe, expect, it } from 'vitest';
-import { DEMO_CATALOG, demoCommand } from '../../dist/electron/demo-servers/catalog.js';
+import { DEMO_CATALOG } from '../../dist/electron/demo-servers/catalog.js';
+import { demoCommand } from '../../dist/electron/demo-servers/launch.js';
 
 function isAlive(pid: number): boolean {
   try {

@@ -13,10 +13,10 @@ import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { expect } from 'vitest';
-import { demoCommand } from '../../dist/electron/demo-servers/catalog.js';
-import { Session } from '../../dist/electron/engine/session.js';
+import { demoCommand } from '../../dist/electron/demo-servers/launch.js';
+import { Session } from '../../dist/electron/engine/session/session.js';
 import type { FindingCode, LiveFinding } from '../../dist/shared/findings.js';
-import type { ProbeReport } from '../../dist/shared/report.js';
+import type { ProbeReport } from '../../dist/shared/probe-report.js';
 import type { SessionConfigInput } from '../../dist/shared/session-config.js';
 
 export const MiB = 1024 * 1024;

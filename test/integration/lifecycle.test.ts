@@ -9,9 +9,9 @@ import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { defaultEnvNames } from '../../dist/electron/engine/child-env.js';
-import { SessionError } from '../../dist/electron/engine/session.js';
-import type { ProbeReport } from '../../dist/shared/report.js';
+import { SessionError } from '../../dist/electron/engine/session/session.js';
+import { defaultEnvNames } from '../../dist/electron/engine/transport/child-env.js';
+import type { ProbeReport } from '../../dist/shared/probe-report.js';
 import {
   collectStderr,
   expectGroupGone,

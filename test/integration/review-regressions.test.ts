@@ -2,10 +2,10 @@
  * Regressions found in review: each test reproduces the trigger that once broke a contract.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { SessionManager } from '../../dist/electron/engine/session-manager.js';
-import { SPILL_MAX_FRAMES } from '../../dist/electron/engine/worker-protocol.js';
+import { SessionManager } from '../../dist/electron/engine/host/session-manager.js';
+import { SPILL_MAX_FRAMES } from '../../dist/electron/wire/protocol.js';
 import type { HostEvent } from '../../dist/shared/host-api.js';
-import type { ProbeReport } from '../../dist/shared/report.js';
+import type { ProbeReport } from '../../dist/shared/probe-report.js';
 import {
   expectByteInvariant,
   findingCodes,

@@ -8,10 +8,10 @@
  */
 import { createHash } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ChunkedBytes } from '../../dist/electron/engine/frame-bytes.js';
-import { FrameStore } from '../../dist/electron/engine/frame-store.js';
-import { type Frame, Transport } from '../../dist/electron/engine/transport.js';
-import type { WorkerCounters } from '../../dist/electron/engine/worker-protocol.js';
+import { FrameStore } from '../../dist/electron/engine/session/frame-store.js';
+import { ChunkedBytes } from '../../dist/electron/engine/transport/frame-bytes.js';
+import { type Frame, Transport } from '../../dist/electron/engine/transport/transport.js';
+import type { WorkerCounters } from '../../dist/electron/wire/protocol.js';
 import { MiB, withTimeout } from './helpers.js';
 
 const BIG = 12 * MiB;

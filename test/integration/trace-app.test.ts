@@ -9,10 +9,10 @@ import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SessionManager } from '../../dist/electron/engine/session-manager.js';
+import { SessionManager } from '../../dist/electron/engine/host/session-manager.js';
 import type { FramePage } from '../../dist/shared/frames.js';
 import type { HostEvent, SessionInfo } from '../../dist/shared/host-api.js';
-import type { ProbeReport } from '../../dist/shared/report.js';
+import type { ProbeReport } from '../../dist/shared/probe-report.js';
 import type { Result } from '../../dist/shared/result.js';
 import type {
   ReplayReport,

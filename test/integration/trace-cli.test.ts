@@ -8,9 +8,9 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { demoCommand } from '../../dist/electron/demo-servers/catalog.js';
-import type { ChromeTraceEvent } from '../../dist/electron/engine/trace-export-perfetto.js';
-import type { ProbeReport } from '../../dist/shared/report.js';
+import { demoCommand } from '../../dist/electron/demo-servers/launch.js';
+import type { ChromeTraceEvent } from '../../dist/electron/engine/trace/export/perfetto.js';
+import type { ProbeReport } from '../../dist/shared/probe-report.js';
 import type { TraceEvent } from '../../dist/shared/trace-format.js';
 import {
   CLI,

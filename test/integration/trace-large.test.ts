@@ -8,8 +8,8 @@ import { closeSync, mkdtempSync, openSync, rmSync, statSync, writeSync } from 'n
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { TraceReader } from '../../dist/electron/engine/trace-reader.js';
-import { summarizeTrace } from '../../dist/electron/engine/trace-report.js';
+import { TraceReader } from '../../dist/electron/engine/trace/reader.js';
+import { summarizeTrace } from '../../dist/electron/engine/trace/summary.js';
 import { HEADER } from '../fixtures/trace-fixtures.js';
 
 const MiB = 1024 * 1024;

@@ -8,10 +8,10 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { demoCommand } from '../../dist/electron/demo-servers/catalog.js';
-import { callTool, initialize, listTools } from '../../dist/electron/engine/mcp-client.js';
-import type { Session } from '../../dist/electron/engine/session.js';
-import { TraceRecorder } from '../../dist/electron/engine/trace-recorder.js';
+import { demoCommand } from '../../dist/electron/demo-servers/launch.js';
+import { callTool, initialize, listTools } from '../../dist/electron/engine/session/mcp-client.js';
+import type { Session } from '../../dist/electron/engine/session/session.js';
+import { TraceRecorder } from '../../dist/electron/engine/trace/recorder.js';
 import type { TraceEvent, TraceFrameEvent } from '../../dist/shared/trace-format.js';
 import { startSession, stopAllSessions, waitFor, withTimeout } from './helpers.js';
 

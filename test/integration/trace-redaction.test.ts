@@ -9,13 +9,13 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { callTool, initialize, listTools } from '../../dist/electron/engine/mcp-client.js';
-import { toHtml, toMarkdown } from '../../dist/electron/engine/trace-export-doc.js';
-import { toChromeTrace } from '../../dist/electron/engine/trace-export-perfetto.js';
-import { TraceReader } from '../../dist/electron/engine/trace-reader.js';
-import { TraceRecorder } from '../../dist/electron/engine/trace-recorder.js';
-import { addSecret, removeSecret } from '../../dist/electron/engine/trace-redact.js';
-import { summarizeTrace } from '../../dist/electron/engine/trace-report.js';
+import { callTool, initialize, listTools } from '../../dist/electron/engine/session/mcp-client.js';
+import { toHtml, toMarkdown } from '../../dist/electron/engine/trace/export/doc.js';
+import { toChromeTrace } from '../../dist/electron/engine/trace/export/perfetto.js';
+import { TraceReader } from '../../dist/electron/engine/trace/reader.js';
+import { TraceRecorder } from '../../dist/electron/engine/trace/recorder.js';
+import { addSecret, removeSecret } from '../../dist/electron/engine/trace/redact.js';
+import { summarizeTrace } from '../../dist/electron/engine/trace/summary.js';
 import type { TraceHeader } from '../../dist/shared/trace-format.js';
 import {
   collectStderr,

@@ -8,10 +8,10 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { demoCommand } from '../../dist/electron/demo-servers/catalog.js';
-import { callTool, initialize, listTools } from '../../dist/electron/engine/mcp-client.js';
-import { TraceRecorder } from '../../dist/electron/engine/trace-recorder.js';
-import type { ReplayResult } from '../../dist/electron/engine/trace-replay-diff.js';
+import { demoCommand } from '../../dist/electron/demo-servers/launch.js';
+import { callTool, initialize, listTools } from '../../dist/electron/engine/session/mcp-client.js';
+import { TraceRecorder } from '../../dist/electron/engine/trace/recorder.js';
+import type { ReplayResult } from '../../dist/electron/engine/trace/replay-diff.js';
 import {
   expectNothingLeftBehind,
   runCli,

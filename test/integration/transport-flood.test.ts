@@ -8,7 +8,7 @@
  */
 import { Worker } from 'node:worker_threads';
 import { afterEach, describe, expect, it } from 'vitest';
-import { type Frame, Transport } from '../../dist/electron/engine/transport.js';
+import { type Frame, Transport } from '../../dist/electron/engine/transport/transport.js';
 import { withTimeout } from './helpers.js';
 
 const N = 60_000;

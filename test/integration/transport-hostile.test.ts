@@ -7,9 +7,9 @@
  */
 
 import { afterEach, describe, expect, it } from 'vitest';
-import { callTool, initialize, listTools } from '../../dist/electron/engine/mcp-client.js';
-import type { Session } from '../../dist/electron/engine/session.js';
-import { SPILL_MAX_FRAMES } from '../../dist/electron/engine/worker-protocol.js';
+import { callTool, initialize, listTools } from '../../dist/electron/engine/session/mcp-client.js';
+import type { Session } from '../../dist/electron/engine/session/session.js';
+import { SPILL_MAX_FRAMES } from '../../dist/electron/wire/protocol.js';
 import type { SessionConfigInput } from '../../dist/shared/session-config.js';
 import {
   collectStderr,

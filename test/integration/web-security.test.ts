@@ -9,7 +9,7 @@ import { existsSync, rmSync } from 'node:fs';
 import { networkInterfaces } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SessionManager } from '../../dist/electron/engine/session-manager.js';
+import { SessionManager } from '../../dist/electron/engine/host/session-manager.js';
 import { startWebServer, type WebServer } from '../../dist/electron/web/server.js';
 import { childrenOfThisProcess } from './helpers.js';
 import { http, makeStaticDir, SECRET } from './web-helpers.js';

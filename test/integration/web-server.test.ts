@@ -5,7 +5,7 @@
  */
 import { rmSync } from 'node:fs';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { SessionManager } from '../../dist/electron/engine/session-manager.js';
+import { SessionManager } from '../../dist/electron/engine/host/session-manager.js';
 import { startWebServer, type WebServer } from '../../dist/electron/web/server.js';
 import {
   type HostEvent,

@@ -7,7 +7,7 @@ import { useStartSession } from './useStartSession';
 
 /**
  * Notes the importer attached (placeholders kept as text, envFile not loaded). Read here rather
- * than through shared/config-import.ts, which would pull the zod schemas into the page.
+ * than through electron/engine/config/import.ts, which would pull the zod schemas into the page.
  */
 function notesOf(server: ImportedServer): string[] {
   const notes = (server as ImportedServer & { notes?: unknown }).notes;

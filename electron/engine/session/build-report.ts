@@ -1,0 +1,33 @@
+/**
+ * Builds the public `probe --json` report (DESIGN.md) from a session, exactly its keys.
+ */
+import { toReportMetrics } from '../../../shared/metrics.js';
+import type { ProbeReport } from '../../../shared/probe-report.js';
+import type { Session } from './session.js';
+
+export function buildReport(session: Session): ProbeReport {
+  const m = session.liveMetrics();
+  return {
+    server: {
+      command: session.config.command,
+      args: [...session.config.args],
+      pid: session.pid,
+      exit: session.exit ? { code: session.exit.code, signal: session.exit.signal } : null,
+    },
+    metrics: toReportMetrics(m),
+    requests: session.requests.all().map((r) => ({
+      id: r.id,
+      method: r.method,
+      status: r.status,
+      latencyMs: r.latencyMs === null ? null : Math.round(r.latencyMs * 10) / 10,
+      responseBytes: r.responseBytes,
+    })),
+    recovery: session.recovery,
+    findings: session.findings.forReport(),
+  };
+}
+
+/** 0: no error-level finding; 1: at least one (DESIGN.md exit status). */
+export function exitStatusFor(report: ProbeReport): 0 | 1 {
+  return report.findings.some((f) => f.level === 'error') ? 1 : 0;
+}

@@ -1,0 +1,254 @@
+import { describe, expect, it } from 'vitest';
+import { FINDING_LEVELS, type FindingCode, type LiveFinding } from '../../../shared/findings.js';
+import { type Budgets, FindingsEngine, type TickState } from './findings-engine.js';
+
+const budgets: Budgets = {
+  writeBlockedMs: 1000,
+  dispatcherWaitMs: 500,
+  dispatcherDepth: 100,
+  stdinWaitMs: 2000,
+  recoveryMs: 1000,
+};
+
+/** A healthy, idle, draining session at time t. */
+function tick(over: Partial<TickState> = {}): TickState {
+  return {
+    t: 10_000,
+    alive: true,
+    stdoutEnded: false,
+    readerMode: 'drain',
+    readingStdout: true,
+    notReadingSince: null,
+    pendingBytes: 0,
+    lastStdoutByteAt: 9_990,
+    responsesOwed: 0,
+    dispatcherLongestWaitMs: 0,
+    dispatcherDepth: 0,
+    queueOldestAgeMs: 0,
+    stdinPendingSince: null,
+    stdinPendingBytes: 0,
+    ...over,
+  };
+}
+
+interface Harness {
+  engine: FindingsEngine;
+  seen: { code: FindingCode; isNew: boolean; count: number }[];
+}
+
+function make(): Harness {
+  const seen: Harness['seen'] = [];
+  const engine = new FindingsEngine(budgets, (f: LiveFinding, isNew) =>
+    seen.push({ code: f.code, isNew, count: f.count }),
+  );
+  return { engine, seen };
+}
+
+const codes = (h: Harness): FindingCode[] => h.engine.all().map((f) => f.code);
+const find = (h: Harness, code: FindingCode): LiveFinding | undefined =>
+  h.engine.all().find((f) => f.code === code);
+
+describe('FindingsEngine: a healthy session', () => {
+  it('raises nothing for a draining, quiet session', () => {
+    const h = make();
+    h.engine.evaluate(tick());
+    h.engine.evaluate(tick({ t: 100_000, lastStdoutByteAt: 0, responsesOwed: 1 }));
+    expect(codes(h)).toEqual([]);
+    expect(h.seen).toEqual([]);
+  });
+});
+
+describe('FindingsEngine: server-write-blocked', () => {
+  it('raises on a mid-frame stall past the budget', () => {
+    const h = make();
+    h.engine.evaluate(tick({ pendingBytes: 65_536, lastStdoutByteAt: 9_000 })); // exactly 1000
+    expect(codes(h)).toEqual([]);
+    h.engine.evaluate(tick({ t: 10_001, pendingBytes: 65_536, lastStdoutByteAt: 9_000 }));
+    expect(codes(h)).toEqual(['server-write-blocked']);
+    const f = find(h, 'server-write-blocked');
+    expect(f?.level).toBe('error');
+    expect(f?.message).toMatch(/mid-frame at 65536 bytes/);
+    expect(f?.firstAt).toBe(10_001);
+  });
+
+  it('raises when the host has not read stdout with a response owed', () => {
+    const h = make();
+    const s = tick({
+      readerMode: 'paused',
+      readingStdout: false,
+      notReadingSince: 8_000,
+      responsesOwed: 1,
+      pendingBytes: 10,
+    });
+    h.engine.evaluate(s);
+    const f = find(h, 'server-write-blocked');
+    expect(f?.message).toMatch(/has not read stdout for 2000 ms \(reader paused\)/);
+    expect(f?.message).toMatch(/1 response owed/);
+    expect(f?.message).toMatch(/10 bytes of a frame pending/);
+  });
+
+  it('does not raise for a host not reading when no response is owed', () => {
+    const h = make();
+    h.engine.evaluate(
+      tick({ readerMode: 'paused', readingStdout: false, notReadingSince: 0, responsesOwed: 0 }),
+    );
+    expect(codes(h)).toEqual([]);
+  });
+
+  it('does not raise before the not-reading budget passes', () => {
+    const h = make();
+    h.engine.evaluate(tick({ notReadingSince: 9_500, readingStdout: false, responsesOwed: 2 }));
+    expect(codes(h)).toEqual([]);
+  });
+
+  it('does not raise when the process is dead or stdout ended', () => {
+    const stalled = {
+      pendingBytes: 100,
+      lastStdoutByteAt: 0,
+      notReadingSince: 0,
+      responsesOwed: 3,
+    };
+    const dead = make();
+    dead.engine.evaluate(tick({ ...stalled, alive: false }));
+    expect(codes(dead)).toEqual([]);
+    const ended = make();
+    ended.engine.evaluate(tick({ ...stalled, stdoutEnded: true }));
+    expect(codes(ended)).toEqual([]);
+  });
+
+  it('raises once per episode; a new episode increments the count only after it cleared', () => {
+    const h = make();
+    const stalled = tick({ pendingBytes: 5, lastStdoutByteAt: 0 });
+    h.engine.evaluate(stalled);
+    h.engine.evaluate({ ...stalled, t: 11_000 });
+    h.engine.evaluate({ ...stalled, t: 12_000 });
+    expect(find(h, 'server-write-blocked')?.count).toBe(1);
+    expect(h.seen).toEqual([{ code: 'server-write-blocked', isNew: true, count: 1 }]);
+
+    h.engine.evaluate(tick({ t: 13_000, pendingBytes: 0, lastStdoutByteAt: 13_000 }));
+    expect(find(h, 'server-write-blocked')?.count).toBe(1);
+
+    h.engine.evaluate(tick({ t: 20_000, pendingBytes: 7, lastStdoutByteAt: 14_000 }));
+    const f = find(h, 'server-write-blocked');
+    expect(f?.count).toBe(2);
+    expect(f?.firstAt).toBe(10_000);
+    expect(f?.lastAt).toBe(20_000);
+    expect(h.seen.at(-1)).toEqual({ code: 'server-write-blocked', isNew: false, count: 2 });
+  });
+});
+
+describe('FindingsEngine: host-queue-stalled', () => {
+  it('raises on a reader wait for credits over budget', () => {
+    const h = make();
+    h.engine.evaluate(tick({ dispatcherLongestWaitMs: 500 }));
+    expect(codes(h)).toEqual([]);
+    h.engine.evaluate(tick({ dispatcherLongestWaitMs: 501 }));
+    expect(codes(h)).toEqual(['host-queue-stalled']);
+    expect(find(h, 'host-queue-stalled')?.level).toBe('warn');
+  });
+
+  it('raises on the age of the oldest queued message', () => {
+    const h = make();
+    h.engine.evaluate(tick({ queueOldestAgeMs: 800, dispatcherDepth: 3 }));
+    expect(find(h, 'host-queue-stalled')?.message).toMatch(/oldest queued message waited 800 ms/);
+  });
+
+  it('raises on queue depth over budget', () => {
+    const h = make();
+    h.engine.evaluate(tick({ dispatcherDepth: 100 }));
+    expect(codes(h)).toEqual([]);
+    h.engine.evaluate(tick({ dispatcherDepth: 101 }));
+    expect(find(h, 'host-queue-stalled')?.message).toMatch(/queue depth 101/);
+  });
+
+  it('a longest wait that stays over budget is one episode', () => {
+    const h = make();
+    for (let t = 0; t < 10; t++) h.engine.evaluate(tick({ t, dispatcherLongestWaitMs: 900 }));
+    expect(find(h, 'host-queue-stalled')?.count).toBe(1);
+  });
+});
+
+describe('FindingsEngine: stdin-blocked', () => {
+  it('raises when a stdin write waited past the budget', () => {
+    const h = make();
+    h.engine.evaluate(tick({ stdinPendingSince: 8_000, stdinPendingBytes: 1_048_576 }));
+    expect(codes(h)).toEqual([]);
+    h.engine.evaluate(tick({ t: 10_001, stdinPendingSince: 8_000, stdinPendingBytes: 1_048_576 }));
+    const f = find(h, 'stdin-blocked');
+    expect(f?.level).toBe('error');
+    expect(f?.message).toMatch(/1048576 bytes pending/);
+  });
+
+  it('counts a second episode after the write drained', () => {
+    const h = make();
+    h.engine.evaluate(tick({ stdinPendingSince: 0 }));
+    h.engine.evaluate(tick({ t: 11_000, stdinPendingSince: null }));
+    h.engine.evaluate(tick({ t: 20_000, stdinPendingSince: 15_000 }));
+    expect(find(h, 'stdin-blocked')?.count).toBe(2);
+  });
+
+  it('rules have independent episodes', () => {
+    const h = make();
+    h.engine.evaluate(tick({ stdinPendingSince: 0, dispatcherDepth: 500 }));
+    h.engine.evaluate(tick({ t: 10_100, stdinPendingSince: null, dispatcherDepth: 500 }));
+    h.engine.evaluate(tick({ t: 10_200, stdinPendingSince: 0, dispatcherDepth: 500 }));
+    expect(find(h, 'stdin-blocked')?.count).toBe(2);
+    expect(find(h, 'host-queue-stalled')?.count).toBe(1);
+  });
+});
+
+describe('FindingsEngine: raise and reports', () => {
+  it('uses the level table of shared/findings.ts for every code', () => {
+    const h = make();
+    const all = Object.keys(FINDING_LEVELS) as FindingCode[];
+    all.forEach((code, i) => {
+      h.engine.raise(code, `m ${code}`, i);
+    });
+    for (const f of h.engine.all()) expect(f.level).toBe(FINDING_LEVELS[f.code]);
+    expect(find(h, 'stdout-pollution')?.level).toBe('error');
+    expect(find(h, 'cancel-ignored')?.level).toBe('warn');
+    expect(find(h, 'stderr-dropped')?.level).toBe('info');
+    expect(h.engine.has('oversize-frame')).toBe(true);
+  });
+
+  it('raise of an existing code counts, updates lastAt and the message', () => {
+    const h = make();
+    h.engine.raise('stdout-pollution', 'first', 1);
+    h.engine.raise('stdout-pollution', 'second', 5);
+    const f = find(h, 'stdout-pollution');
+    expect(f).toMatchObject({ count: 2, firstAt: 1, lastAt: 5, message: 'second' });
+    expect(h.seen.map((s) => s.isNew)).toEqual([true, false]);
+    expect(h.engine.has('server-exited')).toBe(false);
+  });
+
+  it('again counts one more episode of a raised finding, keeping its message', () => {
+    const h = make();
+    expect(h.engine.again('stdout-pollution', 1)).toBe(false); // none yet: nothing counted
+    h.engine.raise('stdout-pollution', 'banner', 2);
+    expect(h.engine.again('stdout-pollution', 5)).toBe(true);
+    const f = h.engine.all()[0];
+    expect([f.count, f.lastAt, f.message]).toEqual([2, 5, 'banner']);
+    expect(h.seen.map((s) => s.isNew)).toEqual([true, false]);
+  });
+
+  it('keeps per-request findings apart and folds them per code in the report', () => {
+    const h = make();
+    h.engine.raise('cancel-ignored', 'request 1 answered late', 3, 1);
+    h.engine.raise('cancel-ignored', 'request 2 answered late', 4, 2);
+    h.engine.raise('cancel-ignored', 'request 2 again', 6, 2);
+    h.engine.raise('stdout-pollution', 'banner', 1);
+    expect(h.engine.all().map((f) => [f.code, f.requestId])).toEqual([
+      ['stdout-pollution', undefined],
+      ['cancel-ignored', 1],
+      ['cancel-ignored', 2],
+    ]);
+    expect(h.engine.forReport()).toEqual([
+      { code: 'stdout-pollution', level: 'error', message: 'banner' },
+      {
+        code: 'cancel-ignored',
+        level: 'warn',
+        message: 'request 1 answered late (3 times, requests 1, 2)',
+      },
+    ]);
+  });
+});

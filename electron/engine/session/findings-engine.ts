@@ -1,0 +1,163 @@
+/**
+ * Findings engine: names what the session sees, live, with the stable codes of DESIGN.md.
+ *
+ * Owns: the session's findings (one per code, or per code and request), each with first/last
+ * time and a count of episodes. Fed by: the Session's events (`raise`) and its periodic tick
+ * (`evaluate`, for the rules that depend on time: write-blocked, queue-stalled, stdin-blocked).
+ * Listens: `onFinding`, called when a finding is new or recurs.
+ */
+import {
+  FINDING_LEVELS,
+  type Finding,
+  type FindingCode,
+  foldByCode,
+  type LiveFinding,
+} from '../../../shared/findings.js';
+import type { ReaderMode } from '../../../shared/session-config.js';
+
+export interface Budgets {
+  writeBlockedMs: number;
+  dispatcherWaitMs: number;
+  dispatcherDepth: number;
+  stdinWaitMs: number;
+  recoveryMs: number;
+}
+
+/** What the time-based rules look at, sampled on each tick. */
+export interface TickState {
+  t: number;
+  alive: boolean;
+  stdoutEnded: boolean;
+  readerMode: ReaderMode;
+  readingStdout: boolean;
+  notReadingSince: number | null;
+  pendingBytes: number;
+  lastStdoutByteAt: number | null;
+  responsesOwed: number;
+  dispatcherLongestWaitMs: number;
+  dispatcherDepth: number;
+  /** Age of the oldest complete message not yet taken by the consumer (ms). */
+  queueOldestAgeMs: number;
+  stdinPendingSince: number | null;
+  stdinPendingBytes: number;
+}
+
+function ms(n: number): string {
+  return `${Math.round(n)} ms`;
+}
+
+export class FindingsEngine {
+  private readonly findings = new Map<string, LiveFinding>();
+  /** Rules currently in an episode (a recurrence counts only after the episode ended). */
+  private readonly active = new Set<string>();
+
+  constructor(
+    private readonly budgets: Budgets,
+    private readonly onFinding: (f: LiveFinding, isNew: boolean) => void,
+  ) {}
+
+  raise(code: FindingCode, message: string, t: number, requestId?: string | number): LiveFinding {
+    const key = requestId === undefined ? code : `${code}#${String(requestId)}`;
+    const existing = this.findings.get(key);
+    if (existing) {
+      existing.count += 1;
+      existing.lastAt = t;
+      existing.message = message;
+      this.onFinding(existing, false);
+      return existing;
+    }
+    const f: LiveFinding = {
+      code,
+      level: FINDING_LEVELS[code],
+      message,
+      firstAt: t,
+      lastAt: t,
+      count: 1,
+      ...(requestId === undefined ? {} : { requestId }),
+    };
+    this.findings.set(key, f);
+    this.onFinding(f, true);
+    return f;
+  }
+
+  /** Counts one more episode of a finding already raised (no request), keeping its message;
+   *  false when there is none yet. For floods: no message is built per episode. */
+  again(code: FindingCode, t: number): boolean {
+    const existing = this.findings.get(code);
+    if (!existing) return false;
+    existing.count += 1;
+    existing.lastAt = t;
+    this.onFinding(existing, false);
+    return true;
+  }
+
+  has(code: FindingCode): boolean {
+    for (const f of this.findings.values()) if (f.code === code) return true;
+    return false;
+  }
+
+  /** Raises once per episode of a condition that holds over time. */
+  private episode(rule: string, holds: boolean, raise: () => void): void {
+    if (!holds) {
+      this.active.delete(rule);
+      return;
+    }
+    if (this.active.has(rule)) return;
+    this.active.add(rule);
+    raise();
+  }
+
+  evaluate(s: TickState): void {
+    const b = this.budgets;
+    const quietFor = s.lastStdoutByteAt === null ? null : s.t - s.lastStdoutByteAt;
+    const notReadingFor = s.notReadingSince === null ? 0 : s.t - s.notReadingSince;
+    const live = s.alive && !s.stdoutEnded;
+    const midFrameStall =
+      live && s.pendingBytes > 0 && quietFor !== null && quietFor > b.writeBlockedMs;
+    const hostNotReading = live && s.responsesOwed > 0 && notReadingFor > b.writeBlockedMs;
+    this.episode('write-blocked', midFrameStall || hostNotReading, () => {
+      const why = hostNotReading
+        ? `the host has not read stdout for ${ms(notReadingFor)} (reader ${s.readerMode})`
+        : `stdout stopped mid-frame at ${s.pendingBytes} bytes, silent for ${ms(quietFor ?? 0)}`;
+      const owed = `${s.responsesOwed} response${s.responsesOwed === 1 ? '' : 's'} owed`;
+      const midFrame = s.pendingBytes > 0 ? `; ${s.pendingBytes} bytes of a frame pending` : '';
+      this.raise(
+        'server-write-blocked',
+        `server alive with ${owed}: ${why}${hostNotReading ? midFrame : ''}`,
+        s.t,
+      );
+    });
+
+    const stalledWait = s.dispatcherLongestWaitMs > b.dispatcherWaitMs;
+    const oldMessage = s.queueOldestAgeMs > b.dispatcherWaitMs;
+    const deep = s.dispatcherDepth > b.dispatcherDepth;
+    this.episode('queue-stalled', stalledWait || oldMessage || deep, () =>
+      this.raise(
+        'host-queue-stalled',
+        `dispatch fell behind: oldest queued message waited ${ms(s.queueOldestAgeMs)}, ` +
+          `reader waited ${ms(s.dispatcherLongestWaitMs)} for credits (budget ` +
+          `${ms(b.dispatcherWaitMs)}), queue depth ${s.dispatcherDepth}`,
+        s.t,
+      ),
+    );
+
+    const stdinWait = s.stdinPendingSince === null ? 0 : s.t - s.stdinPendingSince;
+    this.episode('stdin-blocked', stdinWait > b.stdinWaitMs, () =>
+      this.raise(
+        'stdin-blocked',
+        `writes to the server's stdin have waited ${ms(stdinWait)} for the pipe to drain ` +
+          `(${s.stdinPendingBytes} bytes pending): the server is not reading its input`,
+        s.t,
+      ),
+    );
+  }
+
+  all(): LiveFinding[] {
+    return [...this.findings.values()].sort((a, b) => a.firstAt - b.firstAt);
+  }
+
+  /** Findings as the report lists them: one per code, the first message, counts folded in. */
+  forReport(): Finding[] {
+    return foldByCode(this.all());
+  }
+}

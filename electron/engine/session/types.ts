@@ -1,0 +1,53 @@
+/** The Session's public shapes: what hosts send, get back and listen to. */
+import type { LiveFinding } from '../../../shared/findings.js';
+import type { SessionState } from '../../../shared/host-api.js';
+import type { LiveMetrics } from '../../../shared/metrics.js';
+import type { JsonRpcId, RequestRecord } from '../../../shared/requests.js';
+import type { ExitInfo } from '../../wire/protocol.js';
+import type { FrameBytes } from '../transport/frame-bytes.js';
+import type { FrameSummary } from './frame-store.js';
+
+export type { SessionState };
+
+export interface RecoveryResult {
+  method: string;
+  ok: boolean;
+  latencyMs: number | null;
+}
+
+export interface SendOptions {
+  /** Attach a progress token (`_meta.progressToken`). */
+  progress?: boolean;
+  /** Overrides the config's request timeout (0: none). */
+  timeoutMs?: number;
+  replayOf?: JsonRpcId;
+}
+
+export interface Sent {
+  id: JsonRpcId;
+  /** Settles when the request reaches completed, failed, cancelled or timed-out. */
+  done: Promise<{ record: RequestRecord; response: FrameBytes | null }>;
+}
+
+export interface SessionEvents {
+  state: [state: SessionState];
+  frame: [summary: FrameSummary];
+  stderr: [text: string, t: number];
+  request: [record: RequestRecord];
+  finding: [finding: LiveFinding, isNew: boolean];
+  exit: [exit: ExitInfo];
+  tick: [metrics: LiveMetrics];
+  /** The framer hit maxFrameBytes (`start`) and found the next newline (`end`): for traces. */
+  oversize: [
+    info: { phase: 'start' | 'end'; offset: number; bytes: number; atEof: boolean; t: number },
+  ];
+}
+
+export class SessionError extends Error {
+  constructor(
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}

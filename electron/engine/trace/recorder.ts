@@ -1,0 +1,349 @@
+/**
+ * Trace recorder: writes one session to a trace file (shared/trace-format.ts) as it runs.
+ *
+ * Owns: the file's write stream, its flush timer and the recording budget. Fed by: the
+ * Session's events ('frame', 'stderr', 'request', 'finding', 'oversize', 'exit', 'state',
+ * 'tick'); frame text is read from the session's FrameStore while it is still held. Listens:
+ * the host, through `onError` (one line, once) and `finish()`.
+ *
+ * Runs in main, never on the worker's drain path: a slow disk delays the trace, not the pipe.
+ * Lines are buffered and handed to the stream at least every `flushMs` (≤ 1 s), so a crash
+ * loses at most the last second. An unwritable path or a full disk is one clear error; the
+ * recorder then detaches and the session goes on unrecorded.
+ */
+import { createWriteStream, openSync, type WriteStream } from 'node:fs';
+import type { LiveFinding } from '../../../shared/findings.js';
+import type { SessionState } from '../../../shared/host-api.js';
+import type { LiveMetrics } from '../../../shared/metrics.js';
+import type { RequestRecord } from '../../../shared/requests.js';
+import {
+  DEFAULT_RECORDING_BUDGET_BYTES,
+  TRACE_FORMAT,
+  TRACE_VERSION,
+  type TraceEvent,
+  type TraceHeader,
+} from '../../../shared/trace-format.js';
+import type { ExitInfo } from '../../wire/protocol.js';
+import { buildReport } from '../session/build-report.js';
+import type { FrameSummary } from '../session/frame-store.js';
+import type { Session, SessionEvents } from '../session/session.js';
+import { describeWriteError } from './errors.js';
+import { cancellationOf, frameEvent } from './frame-event.js';
+import { Redactor } from './redact.js';
+
+export interface TraceRecorderOptions {
+  path: string;
+  /** Trace bytes up to which frame and stderr text is kept (default 64 MiB). */
+  budgetBytes?: number;
+  /** Redaction (HARDENING.md 33); on unless explicitly false. */
+  redact?: boolean;
+  /** How often buffered lines go to the file (ms, at most 1000). */
+  flushMs?: number;
+  /** Called once with a one-line message when the trace cannot be written. */
+  onError?(message: string): void;
+}
+
+const METRICS_EVERY_MS = 1000;
+/**
+ * Client→server frames up to this size keep their text past the budget: replay needs them,
+ * and they are the host's own, small messages (the budget bounds what the server produces).
+ */
+const OUT_TEXT_ALWAYS_BYTES = 64 * 1024;
+/** Buffered lines beyond this go to the stream at once, not at the next timer. */
+const FLUSH_AT_BYTES = 1024 * 1024;
+/** Past this much unwritten data (a disk slower than the server) lines are dropped, counted. */
+const MAX_BACKLOG_BYTES = 64 * 1024 * 1024;
+
+export class TraceRecorder {
+  readonly path: string;
+  readonly budgetBytes: number;
+  /** The one-line error, once the trace could not be written. */
+  error: string | null = null;
+  private stream: WriteStream | null = null;
+  private readonly redactor: Redactor;
+  private pending: string[] = [];
+  private pendingBytes = 0;
+  private bytes = 0;
+  private frames = 0;
+  private framesWithText = 0;
+  private truncatedFrames = 0;
+  private droppedEvents = 0;
+  private lastMetricsAt = Number.NEGATIVE_INFINITY;
+  private mode: string;
+  private flushTimer: NodeJS.Timeout | null = null;
+  private finishing: Promise<void> | null = null;
+  private attached = false;
+
+  private constructor(
+    private readonly session: Session,
+    private readonly options: TraceRecorderOptions,
+  ) {
+    this.path = options.path;
+    this.budgetBytes = options.budgetBytes ?? DEFAULT_RECORDING_BUDGET_BYTES;
+    this.redactor = new Redactor({ enabled: options.redact !== false });
+    this.mode = this.modeKey();
+  }
+
+  /** Trace bytes written or buffered so far (what the app shows beside the record toggle). */
+  get writtenBytes(): number {
+    return this.bytes + this.pendingBytes;
+  }
+
+  /** Opens the file and starts recording `session`; on failure reports and records nothing. */
+  static start(session: Session, options: TraceRecorderOptions): TraceRecorder {
+    const r = new TraceRecorder(session, options);
+    r.open();
+    return r;
+  }
+
+  private open(): void {
+    let fd: number;
+    try {
+      fd = openSync(this.path, 'w');
+    } catch (e) {
+      this.fail(e);
+      return;
+    }
+    this.stream = createWriteStream(this.path, { fd });
+    this.stream.on('error', (e) => this.fail(e));
+    this.writeLine(this.header());
+    this.flush();
+    const flushMs = Math.min(1000, Math.max(10, this.options.flushMs ?? 200));
+    this.flushTimer = setInterval(() => this.flush(), flushMs);
+    this.flushTimer.unref();
+    this.attach();
+  }
+
+  private header(): TraceHeader {
+    const { command, args, cwd, env, ...config } = this.session.config;
+    const r = this.redactor;
+    // env first: its values become secrets that args and command must not show either.
+    const redactedEnv = r.env(env);
+    return {
+      format: TRACE_FORMAT,
+      version: TRACE_VERSION,
+      startedAt: Math.round(Date.now() - this.session.now()),
+      server: { command: r.text(command), args: r.args(args), cwd: cwd ?? null, env: redactedEnv },
+      config: structuredClone(config),
+      recordingBudgetBytes: this.budgetBytes,
+      redacted: r.enabled,
+      recorder: { name: 'pipescope', version: '0.1.0' },
+    };
+  }
+
+  private attach(): void {
+    const s = this.session;
+    s.on('state', this.onState);
+    s.on('frame', this.onFrame);
+    s.on('stderr', this.onStderr);
+    s.on('request', this.onRequest);
+    s.on('finding', this.onFinding);
+    s.on('oversize', this.onOversize);
+    s.on('exit', this.onExit);
+    s.on('tick', this.onTick);
+    this.attached = true;
+    if (s.state !== 'starting') this.onState(s.state);
+  }
+
+  private detach(): void {
+    if (!this.attached) return;
+    const s = this.session;
+    s.off('state', this.onState);
+    s.off('frame', this.onFrame);
+    s.off('stderr', this.onStderr);
+    s.off('request', this.onRequest);
+    s.off('finding', this.onFinding);
+    s.off('oversize', this.onOversize);
+    s.off('exit', this.onExit);
+    s.off('tick', this.onTick);
+    this.attached = false;
+  }
+
+  private readonly onState = this.guard((state: SessionState): void => {
+    this.event({ t: this.session.now(), type: 'state', state, pid: this.session.pid });
+    if (state === 'stopped') void this.finish();
+  });
+
+  private readonly onFrame = this.guard((f: FrameSummary): void => {
+    this.frames += 1;
+    // Read synchronously: the store holds what it just summarised (unless over its own bound).
+    const page = f.bytes > 0 ? this.session.frames.page(f.seq, 0, f.bytes) : null;
+    const data = page?.data ?? (f.bytes === 0 ? Buffer.alloc(0) : null);
+    const keep = (f.dir === 'out' && f.bytes <= OUT_TEXT_ALWAYS_BYTES) || this.fits(f.bytes);
+    const e = frameEvent(f, data, keep, this.redactor);
+    if (e.truncated) this.truncatedFrames += 1;
+    else this.framesWithText += 1;
+    this.event(e);
+    const cancel =
+      f.dir === 'out' && f.method === 'notifications/cancelled' && data
+        ? cancellationOf(data)
+        : null;
+    if (cancel) {
+      const reason = this.redactor.text(cancel.reason);
+      this.event({ t: this.session.now(), type: 'cancel', id: cancel.id, reason });
+    }
+  });
+
+  private readonly onStderr = this.guard((text: string, t: number): void => {
+    const bytes = Buffer.byteLength(text);
+    if (this.fits(bytes)) {
+      this.event({ t, type: 'stderr', bytes, text: this.redactor.text(text) });
+    } else this.event({ t, type: 'stderr', bytes, truncated: true });
+  });
+
+  private readonly onRequest = this.guard((r: RequestRecord): void => {
+    const record = { ...r };
+    if (r.error)
+      record.error = { code: r.error.code, message: this.redactor.text(r.error.message) };
+    this.event({ t: this.session.now(), type: 'request', record });
+  });
+
+  private readonly onFinding = this.guard((f: LiveFinding): void => {
+    this.event({
+      t: f.lastAt,
+      type: 'finding',
+      code: f.code,
+      level: f.level,
+      message: this.redactor.text(f.message),
+      count: f.count,
+      firstAt: f.firstAt,
+      lastAt: f.lastAt,
+      ...(f.requestId === undefined ? {} : { requestId: f.requestId }),
+    });
+  });
+
+  private readonly onOversize = this.guard((o: SessionEvents['oversize'][0]): void => {
+    this.event({
+      t: o.t,
+      type: 'oversize',
+      phase: o.phase,
+      offset: o.offset,
+      bytes: o.bytes,
+      atEof: o.atEof,
+    });
+  });
+
+  private readonly onExit = this.guard((x: ExitInfo): void => {
+    this.event({ t: x.t, type: 'exit', code: x.code, signal: x.signal });
+  });
+
+  private readonly onTick = this.guard((m: LiveMetrics): void => {
+    const mode = this.modeKey();
+    if (mode !== this.mode) {
+      this.mode = mode;
+      this.event({
+        t: this.session.now(),
+        type: 'mode',
+        readerMode: this.session.getReaderMode(),
+        consumerDelayMs: this.session.config.consumerDelayMs,
+      });
+    }
+    if (m.elapsedMs - this.lastMetricsAt < METRICS_EVERY_MS) return;
+    this.lastMetricsAt = m.elapsedMs;
+    this.event({ t: this.session.now(), type: 'metrics', metrics: { ...m } });
+  });
+
+  /** A recorder bug must never break the session it listens to: it ends the recording. */
+  private guard<A extends unknown[]>(fn: (...a: A) => void): (...a: A) => void {
+    return (...a) => {
+      try {
+        fn(...a);
+      } catch (e) {
+        this.fail(e);
+      }
+    };
+  }
+
+  private modeKey(): string {
+    return `${this.session.getReaderMode()}/${this.session.config.consumerDelayMs}`;
+  }
+
+  /** Whether `n` more bytes of text stay within the recording budget. */
+  private fits(n: number): boolean {
+    return this.bytes + this.pendingBytes + n <= this.budgetBytes;
+  }
+
+  private event(e: TraceEvent): void {
+    // µs precision is plenty and keeps lines short.
+    e.t = Math.round(e.t * 1000) / 1000;
+    this.writeLine(e);
+  }
+
+  private writeLine(value: TraceHeader | TraceEvent): void {
+    if (!this.stream) return;
+    const line = `${JSON.stringify(value)}\n`;
+    this.pending.push(line);
+    this.pendingBytes += Buffer.byteLength(line);
+    if (this.pendingBytes >= FLUSH_AT_BYTES) this.flush();
+  }
+
+  private flush(force = false): void {
+    if (!this.stream || this.pending.length === 0) return;
+    if (!force && this.stream.writableLength > MAX_BACKLOG_BYTES) {
+      this.droppedEvents += this.pending.length;
+      this.pending = [];
+      this.pendingBytes = 0;
+      return;
+    }
+    const chunk = this.pending.length === 1 ? this.pending[0] : this.pending.join('');
+    this.pending = [];
+    this.bytes += this.pendingBytes;
+    this.pendingBytes = 0;
+    this.stream.write(chunk);
+  }
+
+  /**
+   * Writes the final metrics and `end` (the report, redacted) and closes the file. Called by
+   * the host after the session stopped (and on its own when the session reaches `stopped`);
+   * idempotent. Pass `startError` when the server could not start.
+   */
+  finish(o: { startError?: string | null } = {}): Promise<void> {
+    if (!this.finishing) this.finishing = this.doFinish(o.startError ?? null);
+    return this.finishing;
+  }
+
+  private async doFinish(startError: string | null): Promise<void> {
+    this.detach();
+    if (this.flushTimer) clearInterval(this.flushTimer);
+    const stream = this.stream;
+    if (!stream) return;
+    const s = this.session;
+    this.event({ t: s.now(), type: 'metrics', metrics: { ...s.liveMetrics() } });
+    const report = this.redactor.report(buildReport(s));
+    this.event({
+      t: s.now(),
+      type: 'end',
+      report,
+      recovery: report.recovery,
+      startError: startError === null ? null : this.redactor.text(startError),
+      recording: {
+        bytes: this.bytes + this.pendingBytes,
+        frames: this.frames,
+        framesWithText: this.framesWithText,
+        truncatedFrames: this.truncatedFrames,
+        droppedEvents: this.droppedEvents,
+      },
+    });
+    this.flush(true);
+    this.stream = null;
+    await new Promise<void>((resolve) => {
+      if (stream.destroyed) resolve();
+      else stream.end(() => resolve());
+      stream.once('error', () => resolve());
+      stream.once('close', () => resolve());
+    });
+  }
+
+  private fail(e: unknown): void {
+    if (this.error !== null) return;
+    this.error = `trace: cannot write ${this.path}: ${describeWriteError(e)}; recording stopped, the session goes on`;
+    this.detach();
+    if (this.flushTimer) clearInterval(this.flushTimer);
+    this.pending = [];
+    this.pendingBytes = 0;
+    const stream = this.stream;
+    this.stream = null;
+    stream?.destroy();
+    this.options.onError?.(this.error);
+  }
+}

@@ -1,0 +1,146 @@
+/** Redaction rules (HARDENING.md 33): secrets go, names and ordinary text stay. */
+import { afterEach, describe, expect, it } from 'vitest';
+import { addSecret, isSecretName, Redactor, removeSecret } from './redact.js';
+
+const on = (): Redactor => new Redactor({ enabled: true });
+
+describe('isSecretName', () => {
+  it.each([
+    'token',
+    '--token',
+    'GITHUB_TOKEN',
+    'api_key',
+    'api-key',
+    '--api-key',
+    'apiKey',
+    'OPENAI_API_KEY',
+    'MY_KEY',
+    'password',
+    'client_secret',
+    'accessToken',
+    'auth',
+    'x-auth',
+    'credentials',
+  ])('%s is a secret name', (name) => {
+    expect(isSecretName(name)).toBe(true);
+  });
+
+  it.each([
+    'progressToken',
+    'max_tokens',
+    'tokens',
+    'keyboard',
+    'monkey',
+    'author',
+    'cursor',
+    'id',
+  ])('%s is not', (name) => {
+    expect(isSecretName(name)).toBe(false);
+  });
+});
+
+describe('Redactor.text', () => {
+  it.each([
+    ['Authorization: Bearer CANARY123', 'Authorization: ***'],
+    ['authorization=Basic Q0FOQVJZOnh4eA==', 'authorization=***'],
+    ['Cookie: sid=CANARY; theme=dark', 'Cookie: ***'],
+    ['{"Authorization":"Bearer CANARY123"}', '{"Authorization":"***"}'],
+    ['{\\"authorization\\": \\"Bearer CANARY\\"}', '{\\"authorization\\": \\"***\\"}'],
+    ['sent Bearer eyJhbGciOi.CANARY to the api', 'sent Bearer *** to the api'],
+    ['GET /x?token=CANARY&page=2', 'GET /x?token=***&page=2'],
+    ['OPENAI_API_KEY=sk-CANARY node srv.js', 'OPENAI_API_KEY=*** node srv.js'],
+    ['node srv.js --token CANARY --port 3', 'node srv.js --token *** --port 3'],
+    ['node srv.js --api-key=CANARY', 'node srv.js --api-key=***'],
+    ['{"apiKey":"CANARY","name":"x"}', '{"apiKey":"***","name":"x"}'],
+    ['{"password": "CANARY\\"quoted"}', '{"password": "***"}'],
+    ['token: CANARY', 'token: ***'],
+    ['see https://x.test/a?token=CANARY', 'see https://x.test/a?token=***'],
+    ['next=/login?x=1&api_key=CANARY', 'next=/login?x=1&api_key=***'],
+    ['{"url":"https://x/?token=CANARY"}', '{"url":"https://x/?token=***"}'],
+  ])('%s → %s', (input, expected) => {
+    expect(on().text(input)).toBe(expected);
+  });
+
+  it('leaves ordinary protocol text alone', () => {
+    const texts = [
+      '{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"search","arguments":{"query":"item"},"_meta":{"progressToken":"pipescope-3"}}}',
+      '{"result":{"content":[{"type":"text","text":"Showing results 1-20 of 237"}]},"jsonrpc":"2.0","id":3}',
+      '[healthy] ready (pid 123)\n',
+      'the author wrote a basic test with max_tokens: 100',
+    ];
+    for (const t of texts) expect(on().text(t)).toBe(t);
+  });
+
+  it('passes everything through when disabled', () => {
+    const off = new Redactor({ enabled: false, secrets: ['CANARY_SECRET'] });
+    expect(off.text('Authorization: Bearer CANARY_SECRET')).toBe(
+      'Authorization: Bearer CANARY_SECRET',
+    );
+    expect(off.env({ A: 'b' })).toEqual({ A: 'b' });
+    expect(off.args(['--token', 'x'])).toEqual(['--token', 'x']);
+  });
+});
+
+describe('secrets', () => {
+  afterEach(() => removeSecret('WEB_TOKEN_CANARY_0123456789'));
+
+  it('a registered secret is redacted anywhere, also JSON-escaped', () => {
+    addSecret('WEB_TOKEN_CANARY_0123456789');
+    expect(on().text('ws://127.0.0.1:5/?t=WEB_TOKEN_CANARY_0123456789 ok')).toBe(
+      'ws://127.0.0.1:5/?t=*** ok',
+    );
+    const r = new Redactor({ enabled: true, secrets: ['a"b\\c-CANARY'] });
+    expect(r.text(JSON.stringify({ x: 'a"b\\c-CANARY' }))).toBe('{"x":"***"}');
+  });
+
+  it('ignores secrets too short to replace safely', () => {
+    const r = new Redactor({ enabled: true, secrets: ['ab'] });
+    expect(r.text('abc ab')).toBe('abc ab');
+  });
+
+  it('env values become *** and are then redacted in any text', () => {
+    const r = on();
+    expect(r.env({ MY_SETTING: 'CANARY_ENV_VALUE', EMPTY: '' })).toEqual({
+      MY_SETTING: '***',
+      EMPTY: '***',
+    });
+    expect(r.text('server says CANARY_ENV_VALUE')).toBe('server says ***');
+  });
+
+  it('argument secrets are redacted in argv and remembered for later text', () => {
+    const r = on();
+    expect(
+      r.args(['srv.js', '--token', 'CANARY_A1', '--api-key=CANARY_A2', 'SERVICE_KEY=CANARY_A3']),
+    ).toEqual(['srv.js', '--token', '***', '--api-key=***', 'SERVICE_KEY=***']);
+    expect(r.text('got CANARY_A1 and CANARY_A2 and CANARY_A3')).toBe('got *** and *** and ***');
+    expect(r.args(['--url', 'https://x/?access_token=CANARY_A4'])).toEqual([
+      '--url',
+      'https://x/?access_token=***',
+    ]);
+  });
+});
+
+describe('large and nested texts', () => {
+  it('redacts a 25 MiB frame of JSON-in-JSON in linear time, keeping both JSON layers valid', () => {
+    const item = { id: 'item-0001', title: 'alpha "quoted" notes', url: 'https://x.test/?page=2' };
+    const inner = JSON.stringify({
+      items: Array.from({ length: 250_000 }, () => item),
+      auth: { apiKey: 'CANARY_DEEP', url: 'https://x/?token=CANARY_Q' },
+    });
+    const frame = JSON.stringify({ jsonrpc: '2.0', id: 3, result: { text: inner } });
+    expect(frame.length).toBeGreaterThan(20 * 1024 * 1024);
+    const started = performance.now();
+    const out = on().text(frame);
+    const ms = performance.now() - started;
+    expect(out).not.toContain('CANARY');
+    const parsed = JSON.parse(out) as { result: { text: string } };
+    const back = JSON.parse(parsed.result.text) as { auth: { apiKey: string; url: string } };
+    expect(back.auth).toEqual({ apiKey: '***', url: 'https://x/?token=***' });
+    expect(ms).toBeLessThan(5000);
+  });
+
+  it('a chain of assignments does not recurse', () => {
+    const chain = `${'a='.repeat(200_000)}token=CANARY`;
+    expect(on().text(chain).endsWith('token=***')).toBe(true);
+  });
+});

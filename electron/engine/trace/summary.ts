@@ -1,0 +1,243 @@
+/**
+ * Report from a trace: the same `probe --json` report (DESIGN.md) the live session printed.
+ *
+ * A trace that ended cleanly carries its report in `end`; one cut short (crash, kill, full
+ * disk) has it rebuilt from the events: the last metrics sample, the last state of each
+ * request, the findings folded exactly as the findings engine folds them for a report.
+ * Reads only the small events (never frame text), so a 1 GiB trace reports in bounded memory.
+ * Pure over a TraceReader; the CLI (`report`, `replay`, `export`) and the app use it.
+ */
+import { type Finding, foldByCode } from '../../../shared/findings.js';
+import { emptyLiveMetrics, type LiveMetrics, toReportMetrics } from '../../../shared/metrics.js';
+import type { ProbeReport } from '../../../shared/probe-report.js';
+import type { RequestRecord } from '../../../shared/requests.js';
+import type {
+  TraceCancelEvent,
+  TraceEndEvent,
+  TraceExitEvent,
+  TraceFindingEvent,
+  TraceHeader,
+  TraceMetricsEvent,
+} from '../../../shared/trace-format.js';
+import type { TraceReader } from './reader.js';
+
+export interface TracePollution {
+  t: number;
+  offset: number;
+  bytes: number;
+  preview: string;
+  problem: string;
+}
+
+export interface TraceSummary {
+  header: TraceHeader;
+  report: ProbeReport;
+  /** True when the trace had no `end` and the report was rebuilt from the events. */
+  reconstructed: boolean;
+  startError: string | null;
+  end: TraceEndEvent | null;
+  /** Final state of every request, in the order they were sent. */
+  requests: RequestRecord[];
+  metrics: TraceMetricsEvent[];
+  cancels: TraceCancelEvent[];
+  findings: TraceFindingEvent[];
+  exit: TraceExitEvent | null;
+  pid: number | null;
+  stderrTail: string[];
+  frames: { in: number; out: number; truncated: number };
+  /** `t` of the last event. */
+  durationMs: number;
+}
+
+const STDERR_TAIL_CHARS = 64 * 1024;
+
+/** Reads the trace's small events and returns its report and what exports draw. */
+export async function summarizeTrace(reader: TraceReader): Promise<TraceSummary> {
+  const requests = new Map<string, RequestRecord>();
+  /** Each request as it first left `pending` (what a caller awaiting it saw). */
+  const settled = new Map<string, RequestRecord>();
+  const metrics: TraceMetricsEvent[] = [];
+  const cancels: TraceCancelEvent[] = [];
+  const findings: TraceFindingEvent[] = [];
+  let exit: TraceExitEvent | null = null;
+  let end: TraceEndEvent | null = null;
+  let pid: number | null = null;
+  let stderr = '';
+  for await (const e of reader.events([
+    'state',
+    'metrics',
+    'request',
+    'cancel',
+    'finding',
+    'exit',
+    'stderr',
+    'end',
+  ])) {
+    switch (e.type) {
+      case 'state':
+        if (e.pid !== null) pid = e.pid;
+        break;
+      case 'metrics':
+        metrics.push(e);
+        break;
+      case 'request': {
+        const key = idKey(e.record.id);
+        requests.set(key, e.record);
+        if (e.record.status !== 'pending' && !settled.has(key)) settled.set(key, e.record);
+        break;
+      }
+      case 'cancel':
+        cancels.push(e);
+        break;
+      case 'finding':
+        findings.push(e);
+        break;
+      case 'exit':
+        exit = e;
+        break;
+      case 'stderr':
+        if (e.text !== undefined) stderr = (stderr + e.text).slice(-STDERR_TAIL_CHARS);
+        break;
+      case 'end':
+        end = e;
+        break;
+    }
+  }
+  const records = [...requests.values()];
+  const report =
+    end?.report ??
+    rebuildReport(reader.header, {
+      pid,
+      exit,
+      metrics: metrics.at(-1)?.metrics ?? null,
+      requests: records,
+      settled,
+      findings,
+      cancels,
+    });
+  const lines = stderr.split('\n');
+  if (lines.at(-1) === '') lines.pop();
+  const frames = { in: 0, out: 0, truncated: 0 };
+  for (let i = 0; i < reader.count; i++) {
+    if (reader.type(i) !== 'frame') continue;
+    if (reader.frameDir(i) === 'out') frames.out += 1;
+    else frames.in += 1;
+    if (reader.isTruncated(i)) frames.truncated += 1;
+  }
+  return {
+    header: reader.header,
+    report,
+    reconstructed: end === null,
+    startError: end?.startError ?? null,
+    end,
+    requests: records,
+    metrics,
+    cancels,
+    findings,
+    exit,
+    pid,
+    stderrTail: lines.slice(-8),
+    frames,
+    durationMs: reader.count ? reader.t(reader.count - 1) : 0,
+  };
+}
+
+export interface RebuildInput {
+  pid: number | null;
+  exit: TraceExitEvent | null;
+  metrics: LiveMetrics | null;
+  requests: RequestRecord[];
+  /** Each request as it first settled (key: idKey). */
+  settled: Map<string, RequestRecord>;
+  findings: TraceFindingEvent[];
+  cancels: TraceCancelEvent[];
+}
+
+/** The report as `buildReport` would have made it at the last recorded moment. */
+export function rebuildReport(header: TraceHeader, s: RebuildInput): ProbeReport {
+  return {
+    server: {
+      command: header.server.command,
+      args: [...header.server.args],
+      pid: s.pid,
+      exit: s.exit ? { code: s.exit.code, signal: s.exit.signal } : null,
+    },
+    metrics: toReportMetrics(s.metrics ?? emptyLiveMetrics()),
+    requests: s.requests.map((r) => ({
+      id: r.id,
+      method: r.method,
+      status: r.status,
+      latencyMs: r.latencyMs === null ? null : round1(r.latencyMs),
+      responseBytes: r.responseBytes,
+    })),
+    recovery: rebuildRecovery(header, s),
+    findings: foldFindings(s.findings),
+  };
+}
+
+/**
+ * The recovery probe is the last request of the recovery method sent after a cancellation,
+ * as it was when it settled (a late answer afterwards does not change the probe's verdict) —
+ * unless it ended completed: timed out behind the host's queue, its answer had arrived in time
+ * (RecoveryVerdict judges it so, live).
+ */
+function rebuildRecovery(header: TraceHeader, s: RebuildInput): ProbeReport['recovery'] {
+  const method = header.config.recoveryMethod;
+  const firstCancel = Math.min(
+    ...s.cancels.map((c) => c.t),
+    ...s.requests.filter((r) => r.cancelledAt !== null).map((r) => r.cancelledAt ?? Infinity),
+  );
+  if (method === null || !Number.isFinite(firstCancel)) return null;
+  const probe = s.requests.filter((r) => r.method === method && r.sentAt >= firstCancel).at(-1);
+  if (!probe) return null;
+  const at = probe.status === 'completed' ? probe : (s.settled.get(idKey(probe.id)) ?? probe);
+  return {
+    method,
+    ok: at.status === 'completed',
+    latencyMs: at.latencyMs === null ? null : round1(at.latencyMs),
+  };
+}
+
+/**
+ * One finding per code, the first one's latest message, episodes summed: FindingsEngine's
+ * fold (foldByCode), over the recorded finding events (the last event of each finding — code,
+ * or code and request — holds its latest message and count).
+ */
+export function foldFindings(events: readonly TraceFindingEvent[]): Finding[] {
+  const latest = new Map<string, TraceFindingEvent>();
+  for (const e of events) {
+    latest.set(e.requestId === undefined ? e.code : `${e.code}#${String(e.requestId)}`, e);
+  }
+  return foldByCode([...latest.values()].sort((a, b) => a.firstAt - b.firstAt));
+}
+
+function idKey(id: string | number): string {
+  return typeof id === 'number' ? `n:${id}` : `s:${id}`;
+}
+
+function round1(n: number): number {
+  return Math.round(n * 10) / 10;
+}
+
+/** Up to `max` non-JSON lines seen on stdout (offset and preview), for the human report. */
+export async function pollutionFromTrace(reader: TraceReader, max = 5): Promise<TracePollution[]> {
+  const out: TracePollution[] = [];
+  for (let i = 0; i < reader.count && out.length < max; i++) {
+    if (reader.type(i) !== 'frame' || reader.frameDir(i) !== 'in') continue;
+    const meta = await reader.frameMeta(i);
+    if (meta.kind !== 'parse-error' && meta.kind !== 'empty') continue;
+    let preview = '';
+    if (!reader.isTruncated(i) && reader.lineBytes(i) <= 64 * 1024) {
+      const e = await reader.read(i);
+      if (e.type === 'frame') preview = (e.text ?? '').slice(0, 120);
+    }
+    out.push({
+      t: meta.t,
+      offset: meta.offset ?? 0,
+      bytes: meta.bytes,
+      preview,
+      problem: meta.problem ?? '',
+    });
+  }
+  return out;
+}

@@ -1,0 +1,157 @@
+/**
+ * Messages between a Session's main side (Transport) and its transport worker.
+ * MessagePort has no backpressure of its own: frames flow only against credits that main
+ * returns as its dispatcher consumes them (DESIGN.md "Processes and threads").
+ */
+
+import type { FrameKind } from '../../shared/frames.js';
+import type { OverloadPolicy, OversizePolicy, ReaderMode } from '../../shared/session-config.js';
+import type { EncodedMetas, MetaBuffers } from './columns.js';
+
+export type { FrameKind };
+
+/** What the worker learns about a line while classifying it (the bytes travel separately). */
+export interface FrameMeta {
+  /** Stream offset of the first byte of the line. */
+  offset: number;
+  /** Length of the frame bytes (no \r\n). */
+  bytes: number;
+  /** Position of this frame's bytes in its batch's buffers (taken as one run of bytes). */
+  start: number;
+  kind: FrameKind;
+  /** ms since session start when the newline arrived. */
+  t: number;
+  id?: string | number | null;
+  method?: string;
+  /** For responses: whether it carried `error`, and the error's code and message. */
+  error?: { code: number; message: string };
+  /** Progress notification fields. */
+  progressToken?: string | number;
+  progress?: number;
+  total?: number;
+  /** JSON.parse message for parse errors, or why the JSON is not JSON-RPC. */
+  problem?: string;
+}
+
+export interface WorkerStartConfig {
+  command: string;
+  args: string[];
+  cwd?: string;
+  env: Record<string, string>;
+  maxFrameBytes: number;
+  onOversize: OversizePolicy;
+  overloadPolicy: OverloadPolicy;
+  spillMaxBytes: number;
+  readerMode: ReaderMode;
+  /** Frames / bytes the worker may have posted and not yet had credited back. */
+  creditFrames: number;
+  creditBytes: number;
+  stopGraceMs: { afterStdinClose: number; afterSigterm: number; afterSigkill: number };
+  /** Epoch ms (timeOrigin + now) of the session start, so both threads share one clock. */
+  startedAtEpochMs: number;
+  /** `pipe`: Node's own pipe for stdout even where the socket channel works (stdout-channel.ts). */
+  stdoutChannel?: 'socket' | 'pipe';
+}
+
+/** Main → worker. */
+export type ToWorker =
+  /** `spare`: metadata buffers of batches main has decoded, handed back for reuse. */
+  | { type: 'credit'; frames: number; bytes: number; spare?: MetaBuffers[] }
+  | { type: 'write'; seq: number; data: Uint8Array }
+  | { type: 'reader-mode'; mode: ReaderMode }
+  | {
+      type: 'limits';
+      maxFrameBytes?: number;
+      onOversize?: OversizePolicy;
+      overloadPolicy?: OverloadPolicy;
+    }
+  | { type: 'stop'; reason: string };
+
+export interface WorkerCounters {
+  t: number;
+  stdoutBytes: number;
+  stderrBytes: number;
+  lineBytes: number;
+  frames: number;
+  largestFrameBytes: number;
+  parseErrors: number;
+  oversizeFrames: number;
+  pendingBytes: number;
+  partialBytesAtEof: number;
+  lastStdoutByteAt: number | null;
+  /** Time spent with complete frames waiting for credits, total and longest episode (ms). */
+  dispatcherWaitMs: number;
+  dispatcherLongestWaitMs: number;
+  spillFrames: number;
+  spillBytes: number;
+  maxSpillFrames: number;
+  droppedFrames: number;
+  droppedBytes: number;
+  readingStdout: boolean;
+  /** Total ms the reader was not reading while the child was alive (any reason). */
+  notReadingMs: number;
+  notReadingSince: number | null;
+  stdinBytes: number;
+  stdinWaitMs: number;
+  stdinPendingBytes: number;
+  stdinPendingSince: number | null;
+  stdinClosed: boolean;
+  stdoutEnded: boolean;
+}
+
+export interface ExitInfo {
+  code: number | null;
+  signal: string | null;
+  /** ms since start. */
+  t: number;
+}
+
+/**
+ * A pipe chunk on its way to main: an ArrayBuffer holding exactly the chunk, transferred; or,
+ * for reads of a long line (stdout-channel.ts), a view of a shared slab — the same memory on
+ * both sides, never written again once read into.
+ */
+export type WireBuffer = ArrayBuffer | Uint8Array;
+
+/** Worker → main. */
+export type FromWorker =
+  | { type: 'spawned'; pid: number; t: number }
+  | { type: 'spawn-error'; code: string; message: string }
+  | {
+      type: 'frames';
+      metas: EncodedMetas;
+      /** The pipe chunks the frames lie in (see WireBuffer). A frame is `bytes` bytes at position
+       *  `start` of these buffers taken as one run of bytes (it may cross from one to the next). */
+      buffers: WireBuffer[];
+      /** With views of slabs only: the slab each buffer lies in (slabs.ts; 0 for one of its own). */
+      slabs?: number[];
+    }
+  | {
+      type: 'oversize';
+      phase: 'start' | 'end';
+      offset: number;
+      bytes: number;
+      atEof: boolean;
+      t: number;
+    }
+  | { type: 'stderr'; data: Uint8Array; t: number }
+  | { type: 'counters'; counters: WorkerCounters }
+  | { type: 'write-done'; seq: number; waitedMs: number; error?: string }
+  /** The spill reached a bound: what it held then (frames, their bytes). */
+  | { type: 'overload'; policy: OverloadPolicy; t: number; frames: number; bytes: number }
+  | { type: 'stdout-end'; partialBytes: number; t: number }
+  | { type: 'exit'; exit: ExitInfo }
+  | { type: 'stopped'; exit: ExitInfo | null; counters: WorkerCounters }
+  | { type: 'fatal'; message: string };
+
+/**
+ * Frames the spill holds at most, whatever their bytes: a server printing `y\n` as fast as it
+ * can (`yes`) had the spill, bounded by bytes alone (256 MiB), hold 1-byte frames by the
+ * million — 3.2 million after one second, 1.5 GB with their metadata — and main then took ~12 s
+ * to route them after the session's deadline. This many are ~1 s of main's work at a stop's
+ * final flush, however small the frames. A million 190-byte notifications that main keeps up with
+ * never come near it (depth 739 at most); against a slow consumer the overload policy applies
+ * past it (counted). At 1 << 20, a 30 s probe of that flood overran its deadline by ~10 s
+ * while main flushed the spill at the stop.
+ */
+export const SPILL_MAX_FRAMES = 1 << 18;
