@@ -4,7 +4,7 @@
  * what the schema cannot know: targets, fuses, entitlements, icons, and that every file the demo
  * servers and the transport worker import at run time is unpacked from the asar archive.
  */
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import { createRequire, isBuiltin } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';

@@ -5,7 +5,7 @@
  * definition it must agree with, used for batch elements and as the oracle of its tests.
  */
 import { isUtf8 } from 'node:buffer';
-import type { FrameMeta } from './protocol.js';
+import type { FrameMeta } from './columns.js';
 
 /** What classification learns about a line: a frame's metadata without its position. */
 export type Classified = Omit<FrameMeta, 'offset' | 'bytes' | 'start' | 't'>;

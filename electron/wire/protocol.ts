@@ -4,34 +4,8 @@
  * returns as its dispatcher consumes them (DESIGN.md "Processes and threads").
  */
 
-import type { FrameKind } from '../../shared/frames.js';
 import type { OverloadPolicy, OversizePolicy, ReaderMode } from '../../shared/session-config.js';
 import type { EncodedMetas, MetaBuffers } from './columns.js';
-
-export type { FrameKind };
-
-/** What the worker learns about a line while classifying it (the bytes travel separately). */
-export interface FrameMeta {
-  /** Stream offset of the first byte of the line. */
-  offset: number;
-  /** Length of the frame bytes (no \r\n). */
-  bytes: number;
-  /** Position of this frame's bytes in its batch's buffers (taken as one run of bytes). */
-  start: number;
-  kind: FrameKind;
-  /** ms since session start when the newline arrived. */
-  t: number;
-  id?: string | number | null;
-  method?: string;
-  /** For responses: whether it carried `error`, and the error's code and message. */
-  error?: { code: number; message: string };
-  /** Progress notification fields. */
-  progressToken?: string | number;
-  progress?: number;
-  total?: number;
-  /** JSON.parse message for parse errors, or why the JSON is not JSON-RPC. */
-  problem?: string;
-}
 
 export interface WorkerStartConfig {
   command: string;

@@ -4,9 +4,10 @@
  * chunks as one run of bytes; a chunk belongs to one batch. `splitBatch`: a batch cut in two
  * (credits). `packed`, `toWire`: the buffers a batch posts, as they cross to main.
  */
-import type { MetaColumns } from '../wire/columns.js';
+
 import type { WireBuffer } from '../wire/protocol.js';
 import { slabId } from '../wire/slabs.js';
+import type { MetaColumns } from './meta-columns.js';
 
 export class Batch {
   /** The chunks (as given) and the buffers that will carry them to main. */

@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { ArrayRows } from '../../test/fixtures/array-rows.js';
 import {
   add,
   addPieces,
@@ -16,7 +17,6 @@ import {
 } from '../../test/fixtures/outbox-harness.js';
 import { ChunkedBytes, ChunkReader } from '../engine/transport/frame-bytes.js';
 import { decodeFrames } from '../engine/transport/in-frame.js';
-import { ArrayRows } from '../wire/columns.js';
 import { Outbox } from './outbox.js';
 import { packed } from './outbox-batch.js';
 

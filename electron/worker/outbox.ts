@@ -22,13 +22,9 @@
  * comes here already joined by the stdout reader, as a chunk of its own.)
  * Each chunk belongs to one batch: a batch is only sealed between chunks.
  */
-import {
-  type EncodedMetas,
-  type LineRows,
-  type MetaBuffers,
-  MetaColumns,
-} from '../wire/columns.js';
-import { type FrameMeta, SPILL_MAX_FRAMES, type WireBuffer } from '../wire/protocol.js';
+import type { EncodedMetas, FrameMeta, LineRows, MetaBuffers } from '../wire/columns.js';
+import { SPILL_MAX_FRAMES, type WireBuffer } from '../wire/protocol.js';
+import { MetaColumns } from './meta-columns.js';
 import { Batch, splitBatch, toWire } from './outbox-batch.js';
 
 /** A batch takes no more frames once it has this many (checked between chunks). */

@@ -12,11 +12,12 @@ import {
   COLS,
   type EncodedMetas,
   type Extras,
+  type FrameKind,
+  type FrameMeta,
   KINDS,
   PROGRESS_METHOD,
   type ProgressColumns,
 } from '../../wire/columns.js';
-import type { FrameKind, FrameMeta } from '../../wire/protocol.js';
 import { bufferView, ChunkReader, type FrameBytes } from './frame-bytes.js';
 
 export class InFrame implements FrameMeta {

@@ -1,9 +1,10 @@
 import { isUtf8 } from 'node:buffer';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { ArrayRows } from '../../../test/fixtures/array-rows.js';
 import { b, cutsArb, texts } from '../../../test/fixtures/json-lines.js';
 import { type Classified, classifyFrameByParse } from '../../wire/classify.js';
-import { ArrayRows, type LineRows } from '../../wire/columns.js';
+import type { LineRows } from '../../wire/columns.js';
 import { LineClassifier } from './line-classifier.js';
 
 // The line classifier must agree with JSON.parse + classifyValue (classifyFrameByParse) on every

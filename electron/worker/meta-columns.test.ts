@@ -3,8 +3,25 @@ import { describe, expect, it } from 'vitest';
 import { FRAME_KIND_LIST } from '../../shared/frames.js';
 import { ChunkReader } from '../engine/transport/frame-bytes.js';
 import { decodeFrames, decodeMetas } from '../engine/transport/in-frame.js';
-import { encodeMetas, MetaColumns } from './columns.js';
-import type { FrameKind, FrameMeta } from './protocol.js';
+import type { EncodedMetas, FrameKind, FrameMeta } from '../wire/columns.js';
+import { MetaColumns } from './meta-columns.js';
+
+/** Frames as the outbox writes them, one push each, cut to size. */
+function encodeMetas(metas: readonly FrameMeta[]): EncodedMetas {
+  const cols = new MetaColumns(Math.max(1, metas.length));
+  for (const m of metas) cols.push(m, m.offset, m.bytes, m.start, m.t);
+  return cols.take();
+}
+
+/** Columns holding exactly the frames of `e` (copied), as an outbox holds a batch. */
+function columnsOf(e: EncodedMetas): MetaColumns {
+  const c = new MetaColumns(Math.max(1, e.n));
+  c.num.set(e.num);
+  c.kinds.set(e.kinds);
+  c.extras = e.extras;
+  c.n = e.n;
+  return c;
+}
 
 const kinds: readonly FrameKind[] = FRAME_KIND_LIST;
 
@@ -124,7 +141,7 @@ describe('frame metadata codec', () => {
       });
     fc.assert(
       fc.property(fc.array(progressMeta, { maxLength: 40 }), fc.nat(), (metas, cut) => {
-        const cols = MetaColumns.from(encodeMetas(metas as FrameMeta[]));
+        const cols = columnsOf(encodeMetas(metas as FrameMeta[]));
         const a = cut % (metas.length + 1);
         for (const [from, to] of [
           [0, metas.length],
@@ -168,7 +185,7 @@ describe('frame metadata codec', () => {
         fc.nat({ max: 60 }),
         fc.integer({ min: -2, max: 2 }),
         (metas, spareFrames, from, kindsSkew) => {
-          const cols = MetaColumns.from(encodeMetas(metas as FrameMeta[]));
+          const cols = columnsOf(encodeMetas(metas as FrameMeta[]));
           const a = Math.min(from, metas.length);
           // (Main hands back pairs from one batch; a pair of unequal sizes must not pass either.)
           const spareKinds = Math.max(0, spareFrames + kindsSkew);
