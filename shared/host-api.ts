@@ -6,109 +6,22 @@
  */
 import { z } from 'zod';
 import type { DemoScenario } from './demo-catalog.js';
-import type { LiveFinding } from './findings.js';
-import type { FramePage, FrameSummary } from './frames.js';
-import type { LiveMetrics } from './metrics.js';
-import type { RequestRecord } from './requests.js';
+import type { FramePage } from './frames.js';
 import type { Result } from './result.js';
-import { OVERLOAD_POLICIES, OVERSIZE_POLICIES, READER_MODES } from './session-config.js';
+import type { SessionInfo, SessionSnapshot } from './session-info.js';
 import {
-  type RecordingInfo,
+  OPTION_LIMITS,
+  OVERLOAD_POLICIES,
+  OVERSIZE_POLICIES,
+  READER_MODES,
+} from './session-options.js';
+import {
   type ReplayReport,
   TRACE_CHANNELS,
   type TraceExport,
-  type TraceInfo,
   type TraceSeekResult,
   type TraceUploadAck,
 } from './trace-api.js';
-
-export type SessionState = 'starting' | 'running' | 'stopping' | 'stopped' | 'failed';
-
-export interface ToolInfo {
-  name: string;
-  title?: string;
-  description?: string;
-  inputSchema: Record<string, unknown>;
-}
-
-export interface SessionInfo {
-  id: string;
-  title: string;
-  command: string;
-  args: string[];
-  cwd: string | null;
-  /** Names of the configured environment variables; values never leave the host. */
-  envNames: string[];
-  demoId: string | null;
-  pid: number | null;
-  state: SessionState;
-  exit: { code: number | null; signal: string | null } | null;
-  startError: string | null;
-  /** What the handshake learned (null until initialize completed). */
-  serverInfo: { name: string; version: string; protocolVersion: string } | null;
-  handshakeError: string | null;
-  tools: ToolInfo[];
-  readerMode: (typeof READER_MODES)[number];
-  consumerDelayMs: number;
-  overloadPolicy: (typeof OVERLOAD_POLICIES)[number];
-  onOversize: (typeof OVERSIZE_POLICIES)[number];
-  maxFrameBytes: number;
-  /** Epoch ms. */
-  startedAt: number;
-  /** The trace this live session is being (or was) recorded to; null when not recording. */
-  recording: RecordingInfo | null;
-  /** Set for a read-only session opened from a trace file (no process behind it). */
-  trace: TraceInfo | null;
-}
-
-/** One point of the live charts (the renderer keeps a fixed window of them). */
-export interface SeriesPoint {
-  t: number;
-  stdoutRate: number;
-  stderrRate: number;
-  dispatcherDepth: number;
-  dispatcherWaitMs: number;
-  largestFrameBytes: number;
-}
-
-/** A chart point at `t` with nothing flowing and nothing queued. */
-export function quietPoint(t: number): SeriesPoint {
-  return {
-    t,
-    stdoutRate: 0,
-    stderrRate: 0,
-    dispatcherDepth: 0,
-    dispatcherWaitMs: 0,
-    largestFrameBytes: 0,
-  };
-}
-
-/** A session's state as pushed to the renderer, at most 20 times a second. */
-export interface SessionSnapshot {
-  sessionId: string;
-  seq: number;
-  info: SessionInfo;
-  metrics: LiveMetrics;
-  point: SeriesPoint;
-  /** Requests that changed since the previous snapshot. */
-  requests: RequestRecord[];
-  /** Frame summaries new since the previous snapshot (capped; the rest counted). */
-  frames: FrameSummary[];
-  framesSkipped: number;
-  /** Sizes of frames new since the previous snapshot (for the frame-size chart), capped. */
-  frameSizes: { t: number; bytes: number; dir: 'in' | 'out' }[];
-  /** stderr text new since the previous snapshot (capped; the rest counted). */
-  stderr: string;
-  stderrSkipped: number;
-  /** All findings so far (few: one per code or per code and request). */
-  findings: LiveFinding[];
-  /**
-   * A trace session's state at a moment (`trace:seek`): the lists are the whole state, not
-   * deltas, and replace what the renderer holds; `series` replaces the chart points.
-   */
-  replace?: true;
-  series?: SeriesPoint[];
-}
 
 /** What the Electron menu tells the renderer (browser mode never sends these). */
 export type AppMenuEvent =
@@ -169,16 +82,11 @@ const env = z.record(z.string().max(256), z.string().max(32_768));
 
 const sessionOptions = {
   readerMode: z.enum(READER_MODES).optional(),
-  consumerDelayMs: z.number().min(0).max(60_000).optional(),
+  consumerDelayMs: z.number().min(0).max(OPTION_LIMITS.consumerDelayMs).optional(),
   overloadPolicy: z.enum(OVERLOAD_POLICIES).optional(),
   onOversize: z.enum(OVERSIZE_POLICIES).optional(),
-  maxFrameBytes: z
-    .number()
-    .int()
-    .min(1)
-    .max(2 ** 31)
-    .optional(),
-  requestTimeoutMs: z.number().int().min(0).max(3_600_000).optional(),
+  maxFrameBytes: z.number().int().min(1).max(OPTION_LIMITS.maxFrameBytes).optional(),
+  requestTimeoutMs: z.number().int().min(0).max(OPTION_LIMITS.requestTimeoutMs).optional(),
 };
 
 export const startSessionSchema = z.union([
@@ -210,7 +118,10 @@ export const HOST_CHANNELS = {
   'session:close': z.object({ sessionId }),
   'session:recover': z.object({ sessionId }),
   'session:set-reader-mode': z.object({ sessionId, mode: z.enum(READER_MODES) }),
-  'session:set-consumer-delay': z.object({ sessionId, ms: z.number().min(0).max(60_000) }),
+  'session:set-consumer-delay': z.object({
+    sessionId,
+    ms: z.number().min(0).max(OPTION_LIMITS.consumerDelayMs),
+  }),
   'session:set-limits': z.object({
     sessionId,
     maxFrameBytes: sessionOptions.maxFrameBytes,
@@ -318,4 +229,34 @@ export function parseChannelPayload<C extends HostChannel>(
 
 export function isHostChannel(name: unknown): name is HostChannel {
   return typeof name === 'string' && Object.hasOwn(HOST_CHANNELS, name);
+}
+
+declare const validated: unique symbol;
+
+/**
+ * A call whose payload has passed its channel's schema. Only parseHostCall makes one, so a
+ * handler that takes a HostCall knows its payload was validated: once, where the call entered
+ * the Node side (the IPC handler, the WebSocket bridge, or SessionManager.handle for callers in
+ * the same process), and never again behind it.
+ */
+export type HostCall = {
+  [C in HostChannel]: {
+    readonly channel: C;
+    readonly payload: ChannelPayload<C>;
+    readonly [validated]: true;
+  };
+}[HostChannel];
+
+/** Checks the channel and validates the payload: a HostCall, or the error to answer with. */
+export function parseHostCall(channel: unknown, payload: unknown): Result<HostCall> {
+  if (typeof channel !== 'string') {
+    return { ok: false, error: { code: 'EBADCHANNEL', message: 'channel must be a string' } };
+  }
+  if (!isHostChannel(channel)) {
+    return { ok: false, error: { code: 'EBADCHANNEL', message: `unknown channel ${channel}` } };
+  }
+  const parsed = parseChannelPayload(channel, payload);
+  if (!parsed.ok) return parsed;
+  // The brand exists only in the type system: this is the one place that may assert it.
+  return { ok: true, value: { channel, payload: parsed.value } as unknown as HostCall };
 }

@@ -1,4 +1,9 @@
-/** The `pipescope probe --json` report: a public contract (DESIGN.md), exactly these keys. */
+/**
+ * The `pipescope probe --json` report: a public contract (DESIGN.md), exactly these keys. One
+ * shape, made in two places and printed in one: from a live session by
+ * electron/engine/session/build-report.ts, rebuilt from a trace file by
+ * electron/engine/trace/summary.ts, and written for people by electron/cli/report-text.ts.
+ */
 import type { Finding } from './findings.js';
 import type { ReportMetrics } from './metrics.js';
 import type { ReportRequest } from './requests.js';

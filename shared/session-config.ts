@@ -1,24 +1,20 @@
 /**
- * Session configuration: what to spawn and how the transport behaves.
- * Validated with zod at every boundary (CLI flags, IPC, WebSocket, imported configs).
+ * Session configuration: what to spawn and how the transport behaves, validated with zod at
+ * every boundary (CLI flags, IPC, WebSocket, imported configs). The values and defaults are
+ * session-options.ts's.
  */
 import { z } from 'zod';
+import {
+  DEFAULT_BUDGETS,
+  DEFAULT_STOP_GRACE_MS,
+  OPTION_LIMITS,
+  OVERLOAD_POLICIES,
+  OVERSIZE_POLICIES,
+  READER_MODES,
+  SESSION_DEFAULTS,
+} from './session-options.js';
 
-export const READER_MODES = ['drain', 'paused', 'naive'] as const;
-export type ReaderMode = (typeof READER_MODES)[number];
-
-export const OVERSIZE_POLICIES = ['discard', 'terminate'] as const;
-export type OversizePolicy = (typeof OVERSIZE_POLICIES)[number];
-
-/**
- * What the worker does when its bounded spill is full because main is not taking frames:
- * `drop` discards new frames (counted), `pause` stops reading stdout until there is room
- * (the server then blocks: honest backpressure), `terminate` ends the session.
- */
-export const OVERLOAD_POLICIES = ['drop', 'pause', 'terminate'] as const;
-export type OverloadPolicy = (typeof OVERLOAD_POLICIES)[number];
-
-export const MIB = 1024 * 1024;
+const d = SESSION_DEFAULTS;
 
 export const sessionConfigSchema = z.object({
   command: z.string().min(1, 'command is empty'),
@@ -26,42 +22,33 @@ export const sessionConfigSchema = z.object({
   cwd: z.string().optional(),
   /** Added to the minimal default environment (HOME, LOGNAME, PATH, SHELL, TERM, USER). */
   env: z.record(z.string(), z.string()).default({}),
-  maxFrameBytes: z
-    .number()
-    .int()
-    .min(1)
-    .max(2 ** 31)
-    .default(32 * MIB),
-  onOversize: z.enum(OVERSIZE_POLICIES).default('discard'),
-  overloadPolicy: z.enum(OVERLOAD_POLICIES).default('drop'),
+  maxFrameBytes: z.number().int().min(1).max(OPTION_LIMITS.maxFrameBytes).default(d.maxFrameBytes),
+  onOversize: z.enum(OVERSIZE_POLICIES).default(d.onOversize),
+  overloadPolicy: z.enum(OVERLOAD_POLICIES).default(d.overloadPolicy),
   /** Bytes the worker may hold while main is not taking frames. */
-  spillMaxBytes: z
-    .number()
-    .int()
-    .min(1024)
-    .default(256 * MIB),
-  readerMode: z.enum(READER_MODES).default('drain'),
-  consumerDelayMs: z.number().min(0).max(60_000).default(0),
+  spillMaxBytes: z.number().int().min(1024).default(d.spillMaxBytes),
+  readerMode: z.enum(READER_MODES).default(d.readerMode),
+  consumerDelayMs: z.number().min(0).max(OPTION_LIMITS.consumerDelayMs).default(d.consumerDelayMs),
   /** Per-request timeout; 0 disables it. A timeout sends notifications/cancelled. */
-  requestTimeoutMs: z.number().int().min(0).default(60_000),
+  requestTimeoutMs: z.number().int().min(0).default(d.requestTimeoutMs),
   /** Method of the recovery probe sent after a cancellation; null disables it. */
-  recoveryMethod: z.string().nullable().default('ping'),
+  recoveryMethod: z.string().nullable().default(d.recoveryMethod),
   /** Budgets behind the findings (ms). */
   budgets: z
     .object({
-      writeBlockedMs: z.number().min(1).default(1000),
-      dispatcherWaitMs: z.number().min(1).default(1000),
-      dispatcherDepth: z.number().int().min(1).default(10_000),
-      stdinWaitMs: z.number().min(1).default(1000),
-      recoveryMs: z.number().min(1).default(1000),
+      writeBlockedMs: z.number().min(1).default(DEFAULT_BUDGETS.writeBlockedMs),
+      dispatcherWaitMs: z.number().min(1).default(DEFAULT_BUDGETS.dispatcherWaitMs),
+      dispatcherDepth: z.number().int().min(1).default(DEFAULT_BUDGETS.dispatcherDepth),
+      stdinWaitMs: z.number().min(1).default(DEFAULT_BUDGETS.stdinWaitMs),
+      recoveryMs: z.number().min(1).default(DEFAULT_BUDGETS.recoveryMs),
     })
     .prefault({}),
   /** Grace periods of the stop ladder (ms). */
   stopGraceMs: z
     .object({
-      afterStdinClose: z.number().min(0).default(1000),
-      afterSigterm: z.number().min(0).default(1000),
-      afterSigkill: z.number().min(0).default(2000),
+      afterStdinClose: z.number().min(0).default(DEFAULT_STOP_GRACE_MS.afterStdinClose),
+      afterSigterm: z.number().min(0).default(DEFAULT_STOP_GRACE_MS.afterSigterm),
+      afterSigkill: z.number().min(0).default(DEFAULT_STOP_GRACE_MS.afterSigkill),
     })
     .prefault({}),
 });

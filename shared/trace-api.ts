@@ -5,48 +5,15 @@
  * (shared/host-api.ts); pure types and zod only, no DOM, no Node.
  */
 import { z } from 'zod';
-import type { FindingCode, FindingLevel } from './findings.js';
-import type { SessionInfo, SessionSnapshot } from './host-api.js';
+import type { FindingCode } from './findings.js';
 import type { ProbeReport } from './probe-report.js';
 import type { JsonRpcId, RequestStatus } from './requests.js';
+import type { SessionInfo, SessionSnapshot } from './session-info.js';
 
 /** Largest chunk of a streamed upload (bytes before base64). */
 export const UPLOAD_CHUNK_BYTES = 1024 * 1024;
 /** Base64 of UPLOAD_CHUNK_BYTES bytes. */
 const UPLOAD_CHUNK_BASE64_CHARS = Math.ceil(UPLOAD_CHUNK_BYTES / 3) * 4;
-
-/** A live session's trace recording (SessionInfo.recording). */
-export interface RecordingInfo {
-  path: string;
-  /** Bytes written so far (or in all, once finished). */
-  bytes: number;
-  /** False once the recorder finished the file (the session stopped or recording was toggled off). */
-  active: boolean;
-}
-
-/** A point of interest on the scrubber. */
-export interface TraceMarker {
-  t: number;
-  kind: 'finding' | 'cancel';
-  label: string;
-  level: FindingLevel | null;
-}
-
-/** What makes a session a read-only trace session (SessionInfo.trace). */
-export interface TraceInfo {
-  path: string;
-  fileName: string;
-  fileBytes: number;
-  /** Epoch ms of the recorded session's start. */
-  recordedAt: number;
-  durationMs: number;
-  /** The moment the dashboard shows (ms since the recorded session's start). */
-  t: number;
-  /** The trace had no `end` record (the report is rebuilt from its events). */
-  reconstructed: boolean;
-  markers: TraceMarker[];
-  markersSkipped: number;
-}
 
 export const EXPORT_FORMATS = ['perfetto', 'html', 'md'] as const;
 export type ExportFormat = (typeof EXPORT_FORMATS)[number];

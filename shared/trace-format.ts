@@ -26,11 +26,11 @@
  */
 import type { FindingCode, FindingLevel } from './findings.js';
 import type { FrameDirection, FrameKind } from './frames.js';
-import type { SessionState } from './host-api.js';
 import type { LiveMetrics } from './metrics.js';
 import type { ProbeReport } from './probe-report.js';
 import type { JsonRpcId, RequestRecord } from './requests.js';
 import type { SessionConfig } from './session-config.js';
+import type { SessionState } from './session-info.js';
 
 export const TRACE_FORMAT = 'pipescope-trace';
 export const TRACE_VERSION = 1;

@@ -5,10 +5,9 @@
  * and stderr text stay on disk (electron/engine/trace/trace-session.ts reads them by index).
  */
 import type { LiveFinding } from './findings.js';
-import type { SeriesPoint, SessionState } from './host-api.js';
 import { emptyLiveMetrics, type LiveMetrics } from './metrics.js';
 import type { RequestRecord } from './requests.js';
-import type { TraceMarker } from './trace-api.js';
+import type { SeriesPoint, SessionState, TraceMarker } from './session-info.js';
 import type {
   TraceCancelEvent,
   TraceExitEvent,

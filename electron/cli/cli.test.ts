@@ -15,7 +15,7 @@ import {
 } from './demo.js';
 import { buildProgram, main, parseCallArgs } from './main.js';
 import type { ProbeOutcome } from './probe.js';
-import { formatHumanReport } from './report-text.js';
+import { formatReportText } from './report-text.js';
 
 const MiB = 1024 * 1024;
 
@@ -243,9 +243,9 @@ function outcome(
   };
 }
 
-describe('formatHumanReport', () => {
+describe('formatReportText', () => {
   it('prints the command, pipe counters, requests, findings, pollution and stderr', () => {
-    const text = formatHumanReport(outcome());
+    const text = formatReportText(outcome());
     const lines = text.split('\n');
     expect(lines[0]).toBe('pipescope probe: node "my server.js" --flag');
     expect(lines[1]).toBe('  pid 4242, exit code 0');
@@ -270,14 +270,14 @@ describe('formatHumanReport', () => {
 
   it('counts the frames the overload policy dropped', () => {
     const counters = { droppedFrames: 1234, droppedBytes: 5 * 1024 * 1024 };
-    const text = formatHumanReport(
+    const text = formatReportText(
       outcome({ counters: counters as unknown as ReturnType<typeof outcome>['counters'] }),
     );
     expect(text).toContain('  dropped by the overload policy: 1234 frame(s), 5.00 MiB');
   });
 
   it('says when there are no findings, and shows a signal and a good recovery', () => {
-    const text = formatHumanReport(
+    const text = formatReportText(
       outcome(
         { pollution: [], stderrTail: [] },
         {
@@ -295,7 +295,7 @@ describe('formatHumanReport', () => {
   });
 
   it('prints only the command and the start error when the server could not start', () => {
-    const text = formatHumanReport(
+    const text = formatReportText(
       outcome(
         { startError: 'spawn nope ENOENT' },
         { server: { command: 'nope', args: [], pid: null, exit: null } },

@@ -2,7 +2,9 @@
  * The demo catalog on the command line: `pipescope demo list` and the recipe behind
  * `pipescope probe --demo <id>` (the catalog's probe settings, overridden by explicit flags).
  */
+
 import type { DemoScenario } from '../../shared/demo-catalog.js';
+import { PROBE_TIMEOUT_MS } from '../../shared/session-options.js';
 import { DEMO_CATALOG, findDemo } from '../demo-servers/catalog.js';
 import { demoCommand } from '../demo-servers/launch.js';
 import type { ProbeOptions } from './probe.js';
@@ -54,7 +56,7 @@ export function demoProbeOptions(
     cancelAfterBytes: explicit.cancelAfterBytes,
     maxFrameBytes: explicit.maxFrameBytes ?? recipe.maxFrameBytes,
     onOversize: explicit.onOversize ?? recipe.onOversize ?? 'discard',
-    timeoutMs: explicit.timeoutMs ?? recipe.timeoutMs ?? 30_000,
+    timeoutMs: explicit.timeoutMs ?? recipe.timeoutMs ?? PROBE_TIMEOUT_MS,
     reader: explicit.reader ?? recipe.reader ?? 'drain',
     consumerDelayMs: explicit.consumerDelayMs ?? recipe.consumerDelayMs ?? 0,
   };

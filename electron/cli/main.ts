@@ -5,6 +5,12 @@
 
 import { readFileSync } from 'node:fs';
 import { Command, CommanderError, Option } from 'commander';
+import {
+  OVERSIZE_POLICIES,
+  PROBE_TIMEOUT_MS,
+  READER_MODES,
+  SESSION_DEFAULTS,
+} from '../../shared/session-options.js';
 import { runWebCommand, type WebCommandOptions } from '../web/run.js';
 import { intArg } from './args.js';
 import {
@@ -16,7 +22,7 @@ import {
   parseDemoArgs,
 } from './demo.js';
 import { type ProbeOptions, runProbe } from './probe.js';
-import { formatHumanReport } from './report-text.js';
+import { formatReportText } from './report-text.js';
 import { probeTrace, registerTraceCommands } from './trace-commands.js';
 
 class UsageError extends Error {}
@@ -107,7 +113,7 @@ async function probeCommand(argv: string[], flags: ProbeFlags, cmd: Command): Pr
   const outcome = await runProbe(trace ? { ...options, onSession: trace.attach } : options);
   await trace?.finish(outcome.startError);
   if (flags.json) process.stdout.write(`${JSON.stringify(outcome.report, null, 2)}\n`);
-  else process.stdout.write(formatHumanReport(outcome));
+  else process.stdout.write(formatReportText(outcome));
   if (outcome.startError) process.stderr.write(`pipescope: ${outcome.startError}\n`);
   return outcome.exitCode;
 }
@@ -149,24 +155,24 @@ export function buildProgram(): Command {
     )
     .option(
       '--max-frame-bytes <n>',
-      'transport limit on one message (default 33554432)',
+      `transport limit on one message (default ${SESSION_DEFAULTS.maxFrameBytes})`,
       intArg('--max-frame-bytes', 1),
     )
     .addOption(
       new Option('--on-oversize <policy>', 'oversize frames')
-        .choices(['discard', 'terminate'])
-        .default('discard'),
+        .choices(OVERSIZE_POLICIES)
+        .default(SESSION_DEFAULTS.onOversize),
     )
     .option(
       '--timeout-ms <n>',
       'the whole probe ends inside this (plus the stop ladder)',
       intArg('--timeout-ms'),
-      30_000,
+      PROBE_TIMEOUT_MS,
     )
     .addOption(
       new Option('--reader <mode>', 'reader mode from the call on')
-        .choices(['drain', 'paused', 'naive'])
-        .default('drain'),
+        .choices(READER_MODES)
+        .default(SESSION_DEFAULTS.readerMode),
     )
     .option(
       '--consumer-delay-ms <n>',

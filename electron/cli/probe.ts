@@ -7,8 +7,8 @@
  * at the deadline is timed out (a cancellation is sent) and shown in the report.
  */
 import type { ProbeReport } from '../../shared/probe-report.js';
-import type { OversizePolicy, ReaderMode } from '../../shared/session-config.js';
-import { buildReport, exitStatusFor } from '../engine/session/build-report.js';
+import type { OversizePolicy, ReaderMode } from '../../shared/session-options.js';
+import { buildProbeReport, exitStatusFor } from '../engine/session/build-report.js';
 import { callTool, initialize, listTools, McpFlowError } from '../engine/session/mcp-client.js';
 import { Session, SessionError } from '../engine/session/session.js';
 
@@ -79,7 +79,7 @@ export async function runProbe(o: ProbeOptions): Promise<ProbeOutcome> {
   } finally {
     await session.stop();
   }
-  const report = buildReport(session);
+  const report = buildProbeReport(session);
   const exitCode = startError ? 2 : exitStatusFor(report);
   return {
     report,

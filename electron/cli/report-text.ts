@@ -1,6 +1,7 @@
 /**
- * The readable probe report (without --json): what ran, the counters that matter, the
- * requests, and each finding with its plain-words explanation.
+ * The probe report written for people (without --json): what ran, the counters that matter,
+ * the requests, and each finding with its plain-words explanation. The report itself is
+ * shared/probe-report.ts.
  */
 import { FINDING_EXPLANATIONS } from '../../shared/findings.js';
 import type { ProbeOutcome } from './probe.js';
@@ -11,7 +12,7 @@ function bytes(n: number): string {
   return `${(n / 1024 / 1024).toFixed(2)} MiB`;
 }
 
-export function formatHumanReport(o: ProbeOutcome): string {
+export function formatReportText(o: ProbeOutcome): string {
   const r = o.report;
   const m = r.metrics;
   const lines: string[] = [];

@@ -6,9 +6,9 @@
 
 import { writeFileSync } from 'node:fs';
 import { type Command, Option } from 'commander';
-import type { ReaderMode } from '../../shared/session-config.js';
+import type { ReaderMode } from '../../shared/session-options.js';
 import { DEFAULT_RECORDING_BUDGET_BYTES } from '../../shared/trace-format.js';
-import { buildReport, exitStatusFor } from '../engine/session/build-report.js';
+import { buildProbeReport, exitStatusFor } from '../engine/session/build-report.js';
 import { initialize, listTools, McpFlowError } from '../engine/session/mcp-client.js';
 import { Session, SessionError } from '../engine/session/session.js';
 import { describeWriteError } from '../engine/trace/errors.js';
@@ -20,7 +20,7 @@ import { formatReplay, replayTrace } from '../engine/trace/replay-diff.js';
 import { pollutionFromTrace, summarizeTrace } from '../engine/trace/summary.js';
 import { intArg } from './args.js';
 import type { ProbeOutcome } from './probe.js';
-import { formatHumanReport } from './report-text.js';
+import { formatReportText } from './report-text.js';
 
 class TraceUsageError extends Error {}
 
@@ -119,7 +119,7 @@ async function recordCommand(argv: string[], flags: RecordFlags): Promise<number
     await session.stop();
     await recorder.finish({ startError });
   }
-  const outcome = outcomeOf(buildReport(session), {
+  const outcome = outcomeOf(buildProbeReport(session), {
     steps,
     startError,
     stderrTail: session.stderr.tailLines(8),
@@ -178,7 +178,7 @@ function waitForStop(session: Session): { wait: Promise<string>; dispose(): void
 
 function printReport(outcome: ProbeOutcome, json: boolean | undefined): void {
   if (json) process.stdout.write(`${JSON.stringify(outcome.report, null, 2)}\n`);
-  else process.stdout.write(formatHumanReport(outcome));
+  else process.stdout.write(formatReportText(outcome));
   if (outcome.startError) errorLine(outcome.startError);
 }
 

@@ -4,12 +4,11 @@
  * mid-frame, a server that ignores the stop signals or stops reading stdin, a notification
  * flood and server-to-client requests. catalog.ts spreads them into DEMO_CATALOG after its own
  * entries (tool results and cancellation), in catalog order. Also owns the entry builders both
- * files use (`knob`, `MiB`).
+ * files use (`knob`).
  */
 
 import type { DemoKnob, DemoScenario } from '../../shared/demo-catalog.js';
-
-export const MiB = 1024 * 1024;
+import { MIB } from '../../shared/units.js';
 
 export const knob = (
   name: string,
@@ -27,7 +26,7 @@ export const TRANSPORT_DEMOS: readonly DemoScenario[] = [
     implementation: 'sdk',
     tools: ['flood', 'echo'],
     knobs: [
-      knob('bytes', 10 * MiB, 'bytes', 'Bytes of stderr written at start-up (0 = none)'),
+      knob('bytes', 10 * MIB, 'bytes', 'Bytes of stderr written at start-up (0 = none)'),
       knob('chunk-bytes', 65536, 'bytes', 'Size of each stderr write'),
     ],
     steps: [
@@ -96,7 +95,7 @@ export const TRANSPORT_DEMOS: readonly DemoScenario[] = [
     knobs: [
       knob('long-bytes', 262144, 'bytes', 'Length of the string without spaces'),
       knob('blocks', 2000, 'count', 'Number of small content blocks'),
-      knob('giant-bytes', MiB, 'bytes', 'Size of the one giant field'),
+      knob('giant-bytes', MIB, 'bytes', 'Size of the one giant field'),
     ],
     steps: [
       'Call payload {kind: "line-separators"}: the frame arrives whole despite U+2028.',
@@ -119,7 +118,7 @@ export const TRANSPORT_DEMOS: readonly DemoScenario[] = [
     implementation: 'raw',
     tools: ['sized', 'under', 'over', 'echo'],
     knobs: [
-      knob('limit', MiB, 'bytes', 'The frame limit the under/over tools aim at'),
+      knob('limit', MIB, 'bytes', 'The frame limit the under/over tools aim at'),
       knob('under-by', 0, 'bytes', 'How far below the limit the under response is'),
       knob('over-by', 1, 'bytes', 'How far above the limit the over response is'),
     ],
@@ -128,7 +127,7 @@ export const TRANSPORT_DEMOS: readonly DemoScenario[] = [
       'Call under: the response (exactly 1048576 bytes) is delivered.',
       'Call over: it is discarded as oversize, counted, and echo still answers.',
     ],
-    probe: { call: 'over', args: {}, maxFrameBytes: MiB, onOversize: 'discard', timeoutMs: 3000 },
+    probe: { call: 'over', args: {}, maxFrameBytes: MIB, onOversize: 'discard', timeoutMs: 3000 },
     expected: {
       findings: ['oversize-frame', 'request-timed-out'],
       absentFindings: ['server-exited', 'stdout-pollution'],
@@ -200,7 +199,7 @@ export const TRANSPORT_DEMOS: readonly DemoScenario[] = [
       'Call echo with a 1 MiB pad argument: stdin bytes stop at about 64 KiB and the write waits.',
       'The request times out; stop the session — it ends through the ladder.',
     ],
-    probe: { call: 'echo', args: { text: 'hello' }, argsPadBytes: MiB, timeoutMs: 3000 },
+    probe: { call: 'echo', args: { text: 'hello' }, argsPadBytes: MIB, timeoutMs: 3000 },
     expected: {
       findings: ['stdin-blocked', 'request-timed-out'],
       absentFindings: ['stdout-pollution'],

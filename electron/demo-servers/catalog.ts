@@ -11,7 +11,8 @@
  */
 
 import type { DemoScenario } from '../../shared/demo-catalog.js';
-import { knob, MiB, TRANSPORT_DEMOS } from './catalog-transport.js';
+import { MIB } from '../../shared/units.js';
+import { knob, TRANSPORT_DEMOS } from './catalog-transport.js';
 
 export const DEMO_CATALOG: readonly DemoScenario[] = [
   {
@@ -55,7 +56,7 @@ export const DEMO_CATALOG: readonly DemoScenario[] = [
     implementation: 'sdk',
     tools: ['dump', 'echo'],
     knobs: [
-      knob('bytes', 8 * MiB, 'bytes', 'Size of the text of the dump result'),
+      knob('bytes', 8 * MIB, 'bytes', 'Size of the text of the dump result'),
       knob('chunk-bytes', 16 * 1024, 'bytes', 'Size of each stdout write'),
     ],
     steps: [

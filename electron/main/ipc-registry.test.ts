@@ -1,14 +1,13 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import type { HostEvent } from '../../shared/host-api.js';
+import { IPC_CHANNELS } from '../../shared/bridge-protocol.js';
+import type { HostCall, HostEvent } from '../../shared/host-api.js';
 import { ok, type Result } from '../../shared/result.js';
 import {
   createInvokeHandler,
-  EVENT_CHANNEL,
   type EventTargetLike,
   type FrameLike,
   forwardHostEvents,
-  INVOKE_CHANNEL,
   type InvokeEventLike,
   type IpcMainLike,
   type ManagerLike,
@@ -17,6 +16,7 @@ import {
   sendMenuEvent,
 } from './ipc-registry.js';
 
+const { invoke: INVOKE_CHANNEL, event: EVENT_CHANNEL } = IPC_CHANNELS;
 const WINDOW_ID = 7;
 const mainFrame: FrameLike = { url: 'app://pipescope/index.html', parent: null };
 
@@ -28,8 +28,8 @@ class FakeManager implements ManagerLike {
   calls: { channel: unknown; payload: unknown }[] = [];
   answer: Result<unknown> = ok('answered');
   throwWith: Error | null = null;
-  async handle(channel: unknown, payload: unknown): Promise<Result<unknown>> {
-    this.calls.push({ channel, payload });
+  async dispatch(call: HostCall): Promise<Result<unknown>> {
+    this.calls.push({ channel: call.channel, payload: call.payload });
     if (this.throwWith) throw this.throwWith;
     return this.answer;
   }
@@ -224,9 +224,14 @@ describe('registration and events', () => {
     expect(sent).toEqual([{ type: 'menu', action: 'new-session' }]);
   });
 
-  it('uses the same channel names as the preload', () => {
-    const preload = readFileSync(new URL('../preload/preload.ts', import.meta.url), 'utf8');
-    expect(preload).toContain(`const INVOKE_CHANNEL = '${INVOKE_CHANNEL}';`);
-    expect(preload).toContain(`const EVENT_CHANNEL = '${EVENT_CHANNEL}';`);
+  it('takes its channel names from shared/, as the preload does (no literal of their own)', () => {
+    for (const file of ['./ipc-registry.ts', '../preload/preload.ts']) {
+      const text = readFileSync(new URL(file, import.meta.url), 'utf8');
+      expect(text, file).toMatch(
+        /import \{ IPC_CHANNELS \} from '\.\.\/\.\.\/shared\/bridge-protocol\.js'/,
+      );
+      expect(text, file).not.toContain(`'${INVOKE_CHANNEL}'`);
+      expect(text, file).not.toContain(`'${EVENT_CHANNEL}'`);
+    }
   });
 });

@@ -6,15 +6,15 @@
  * handler never throws (a throw through `ipcMain.handle` would reach the renderer as a bare
  * message). Events flow the other way on one channel, from `manager.subscribe`.
  */
+
+import { IPC_CHANNELS } from '../../shared/bridge-protocol.js';
 import type { AppMenuEvent, HostEvent } from '../../shared/host-api.js';
-import { isHostChannel, parseChannelPayload } from '../../shared/host-api.js';
+import { type HostCall, parseHostCall } from '../../shared/host-api.js';
 import { err, type Result } from '../../shared/result.js';
 import { isAppUrl } from './navigation.js';
 
-/** Renderer → main: `invoke(channel, payload)`. The preload uses the same literal. */
-export const INVOKE_CHANNEL = 'pipescope:invoke';
-/** Main → renderer: HostEvents and menu events. The preload uses the same literal. */
-export const EVENT_CHANNEL = 'pipescope:event';
+/** Renderer → main: `invoke(channel, payload)`; main → renderer: HostEvents and menu events. */
+const { invoke: INVOKE_CHANNEL, event: EVENT_CHANNEL } = IPC_CHANNELS;
 
 /** The part of Electron's WebFrameMain the sender check reads. */
 export interface FrameLike {
@@ -37,7 +37,8 @@ export interface IpcMainLike {
 }
 
 export interface ManagerLike {
-  handle(channel: unknown, payload: unknown): Promise<Result<unknown>>;
+  /** Runs a call whose payload was validated here (SessionManager.dispatch). */
+  dispatch(call: HostCall): Promise<Result<unknown>>;
 }
 
 export interface EventSourceLike {
@@ -66,7 +67,7 @@ export function senderProblem(
   return null;
 }
 
-/** The `pipescope:invoke` handler: sender check, channel and schema validation, dispatch. */
+/** The invoke handler: sender check, then the call's one validation, then dispatch. */
 export function createInvokeHandler(
   manager: ManagerLike,
   expectedSenderId: () => number | null,
@@ -75,11 +76,9 @@ export function createInvokeHandler(
     try {
       const problem = senderProblem(event, expectedSenderId());
       if (problem) return err('EFORBIDDEN', `IPC refused: ${problem}`);
-      if (typeof channel !== 'string') return err('EBADCHANNEL', 'channel must be a string');
-      if (!isHostChannel(channel)) return err('EBADCHANNEL', `unknown channel ${channel}`);
-      const parsed = parseChannelPayload(channel, payload);
-      if (!parsed.ok) return parsed;
-      return await manager.handle(channel, parsed.value);
+      const call = parseHostCall(channel, payload);
+      if (!call.ok) return call;
+      return await manager.dispatch(call.value);
     } catch (e) {
       return err('EINTERNAL', e instanceof Error ? e.message : String(e));
     }

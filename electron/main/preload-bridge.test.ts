@@ -7,7 +7,9 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { EVENT_CHANNEL, INVOKE_CHANNEL } from './ipc-registry.js';
+import { IPC_CHANNELS } from '../../shared/bridge-protocol.js';
+
+const { invoke: INVOKE_CHANNEL, event: EVENT_CHANNEL } = IPC_CHANNELS;
 
 const BUNDLE = fileURLToPath(new URL('../../dist/preload/preload.cjs', import.meta.url));
 

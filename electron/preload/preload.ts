@@ -6,13 +6,13 @@
  * preload must be one CommonJS file whose only import is 'electron'.
  */
 import { contextBridge, type IpcRendererEvent, ipcRenderer } from 'electron';
+import { IPC_CHANNELS } from '../../shared/bridge-protocol.js';
 import type { HostApi, HostEvent } from '../../shared/host-api.js';
 import type { Result } from '../../shared/result.js';
 
-// Same literals as electron/main/ipc-registry.ts (preload and main never import each other;
-// ipc-registry.test.ts checks they agree).
-const INVOKE_CHANNEL = 'pipescope:invoke';
-const EVENT_CHANNEL = 'pipescope:event';
+// The channel names are shared/bridge-protocol.ts's, as main's (preload and main never import
+// each other: both import shared/).
+const { invoke: INVOKE_CHANNEL, event: EVENT_CHANNEL } = IPC_CHANNELS;
 
 function badChannel(): Promise<Result<never>> {
   return Promise.resolve({

@@ -12,6 +12,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { type WebSocket, WebSocketServer } from 'ws';
+import { WS_PATH } from '../../shared/bridge-protocol.js';
 import {
   allowedHosts,
   assertUsableToken,
@@ -36,7 +37,7 @@ export interface WebServerOptions {
   allowNonLoopback?: boolean;
   /** The built renderer (dist/renderer). */
   staticDir: string;
-  /** The SessionManager (or anything with its handle / subscribe / stopAll). */
+  /** The SessionManager (or anything with its dispatch / subscribe / stopAll). */
   manager: HostBackend;
   /** Fixed token (tests); by default 32 random bytes, base64url. */
   token?: string;
@@ -54,7 +55,6 @@ export interface WebServer {
   close(): Promise<void>;
 }
 
-const WS_PATH = '/ws';
 const SOCKET_CLOSE_GRACE_MS = 1000;
 const STATUS_TEXT: Record<number, string> = {
   400: 'Bad Request',

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { FrameSummary } from '../../shared/frames.js';
-import { quietPoint, type SessionInfo, type SessionSnapshot } from '../../shared/host-api.js';
 import { emptyLiveMetrics } from '../../shared/metrics.js';
 import type { RequestRecord } from '../../shared/requests.js';
+import { quietPoint, type SessionInfo, type SessionSnapshot } from '../../shared/session-info.js';
 import { mergeSnapshots } from './snapshot-merge.js';
 
 const request = (id: number, status: RequestRecord['status']): RequestRecord =>

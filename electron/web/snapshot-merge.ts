@@ -8,7 +8,7 @@
  * the caps cut is counted in `framesSkipped` / `stderrSkipped` (HARDENING.md 32: nothing lost
  * silently). Pure; used by socket-bridge.ts.
  */
-import type { SessionSnapshot } from '../../shared/host-api.js';
+import type { SessionSnapshot } from '../../shared/session-info.js';
 
 const FRAMES_CAP = 200;
 const SIZES_CAP = 500;

@@ -1,8 +1,7 @@
 /**
  * One authenticated browser-mode WebSocket ↔ the SessionManager (HostApi over JSON frames).
  *
- * Protocol (text frames only): client → server `{ id, channel, payload }`; server → client
- * `{ id, result }` for each call and `{ event }` for HostEvents. Owns: the socket's manager
+ * Protocol (text frames only): shared/bridge-protocol.ts, whose parser reads every client frame. Owns: the socket's manager
  * subscription (taken on connect, released on close), its in-flight calls, and its snapshot
  * backlog. Fed by: server.ts after the upgrade passed the gate. Listens: the browser host in
  * renderer/host/browser-host.ts.
@@ -13,13 +12,16 @@
  * SessionManager already caps snapshots at 20 Hz per session, so the backlog stays small.
  */
 import type { WebSocket } from 'ws';
-import type { HostEvent, SessionSnapshot } from '../../shared/host-api.js';
+import { parseWsCall } from '../../shared/bridge-protocol.js';
+import { type HostCall, type HostEvent, parseHostCall } from '../../shared/host-api.js';
 import { err, type Result } from '../../shared/result.js';
+import type { SessionSnapshot } from '../../shared/session-info.js';
 import { mergeSnapshots } from './snapshot-merge.js';
 
 /** What the bridge needs of the SessionManager (the Node side of HostApi). */
 export interface HostBackend {
-  handle(channel: unknown, payload: unknown): Promise<Result<unknown>>;
+  /** Runs a call validated here (the bridge is where it entered the Node side). */
+  dispatch(call: HostCall): Promise<Result<unknown>>;
   subscribe(listener: (event: HostEvent) => void): () => void;
   stopAll(): Promise<void>;
 }
@@ -28,7 +30,6 @@ export const MAX_MESSAGE_BYTES = 16 * 1024 * 1024;
 const HIGH_WATER = 8 * 1024 * 1024;
 const LOW_WATER = 1024 * 1024;
 const MAX_IN_FLIGHT = 256;
-const MAX_CHANNEL_CHARS = 100;
 
 /** WebSocket close codes (RFC 6455 §7.4.1). */
 const UNSUPPORTED_DATA = 1003;
@@ -36,29 +37,6 @@ const UNSUPPORTED_DATA = 1003;
 export interface BridgeStats {
   /** Snapshots not sent as such because the socket was backed up (merged into a later one). */
   snapshotsCoalesced: number;
-}
-
-interface Call {
-  id: number;
-  channel: string;
-  payload: unknown;
-}
-
-/** Parses one client frame; null when it cannot be answered (no usable id). */
-function parseCall(text: string): Call | { id: number; error: string } | null {
-  let msg: unknown;
-  try {
-    msg = JSON.parse(text);
-  } catch {
-    return null;
-  }
-  if (typeof msg !== 'object' || msg === null || Array.isArray(msg)) return null;
-  const { id, channel, payload } = msg as Record<string, unknown>;
-  if (typeof id !== 'number' || !Number.isSafeInteger(id) || id < 0) return null;
-  if (typeof channel !== 'string' || channel.length > MAX_CHANNEL_CHARS) {
-    return { id, error: 'channel must be a string of at most 100 characters' };
-  }
-  return { id, channel, payload };
 }
 
 export function attachSocket(ws: WebSocket, backend: HostBackend, stats: BridgeStats): void {
@@ -107,10 +85,15 @@ export function attachSocket(ws: WebSocket, backend: HostBackend, stats: BridgeS
     // Closing (server shutdown in progress): a late call must not start what stopAll missed.
     if (ws.readyState !== ws.OPEN) return;
     if (isBinary) return ws.close(UNSUPPORTED_DATA, 'text frames only');
-    const call = parseCall(data.toString());
+    const call = parseWsCall(data.toString());
     if (!call) return ws.close(UNSUPPORTED_DATA, 'bad message');
     if ('error' in call) {
       send({ id: call.id, result: err('EBADMSG', call.error) });
+      return;
+    }
+    const hostCall = parseHostCall(call.channel, call.payload);
+    if (!hostCall.ok) {
+      send({ id: call.id, result: hostCall });
       return;
     }
     if (inFlight >= MAX_IN_FLIGHT) {
@@ -119,7 +102,7 @@ export function attachSocket(ws: WebSocket, backend: HostBackend, stats: BridgeS
     }
     inFlight += 1;
     void backend
-      .handle(call.channel, call.payload)
+      .dispatch(hostCall.value)
       .catch((e: unknown) => err('EINTERNAL', e instanceof Error ? e.message : String(e)))
       .then((result) => {
         inFlight -= 1;

@@ -4,7 +4,7 @@
  * returns as its dispatcher consumes them (DESIGN.md "Processes and threads").
  */
 
-import type { OverloadPolicy, OversizePolicy, ReaderMode } from '../../shared/session-config.js';
+import type { OverloadPolicy, OversizePolicy, ReaderMode } from '../../shared/session-options.js';
 import type { EncodedMetas, MetaBuffers } from './columns.js';
 
 export interface WorkerStartConfig {

@@ -9,7 +9,7 @@
  * read; only an explicit reader mode (`paused`, `naive`) or the `pause` overload policy does.
  */
 import { parentPort, workerData } from 'node:worker_threads';
-import type { OverloadPolicy } from '../../shared/session-config.js';
+import type { OverloadPolicy } from '../../shared/session-options.js';
 import type {
   ExitInfo,
   FromWorker,

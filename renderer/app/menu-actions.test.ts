@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { makeInfo } from '../../test/fixtures/host-data';
 import { createFakeHost } from '../store/fake-host';
-import { makeInfo } from '../store/fixtures';
 import { createAppStore } from '../store/store';
 import { connectMenuEvents, handleMenuEvent } from './menu-actions';
 

@@ -1,7 +1,6 @@
 /**
  * HostApi in browser mode: JSON frames over the WebSocket of `pipescope web`
- * (electron/web/socket-bridge.ts). Client → server `{ id, channel, payload }`; server → client
- * `{ id, result }` or `{ event }`.
+ * (electron/web/socket-bridge.ts), in the envelope of shared/bridge-protocol.ts.
  *
  * Owns: the socket, the table of calls waiting for an answer, the listeners, and reconnection
  * with backoff. A call never hangs on a dead socket: when the socket closes, every pending call
@@ -13,6 +12,8 @@
  * `globalThis` with a small structural type so this file also runs under Node in the
  * integration tests with `ws` behind `connect`.
  */
+
+import { parseWsServerMessage, WS_PATH } from '../../shared/bridge-protocol.js';
 import type {
   ChannelRequest,
   ChannelResponses,
@@ -76,7 +77,7 @@ export function defaultSocketUrl(location: PageLocation | undefined = page.locat
   const token = new URLSearchParams(location.search).get('token');
   const scheme = location.protocol === 'https:' ? 'wss' : 'ws';
   const query = token ? `?token=${encodeURIComponent(token)}` : '';
-  return `${scheme}://${location.host}/ws${query}`;
+  return `${scheme}://${location.host}${WS_PATH}${query}`;
 }
 
 const domConnector: SocketConnector = (url, handlers) => {
@@ -91,35 +92,6 @@ const domConnector: SocketConnector = (url, handlers) => {
   ws.onerror = () => {}; // always followed by close
   return { send: (data) => ws.send(data), close: () => ws.close() };
 };
-
-type Incoming = { id: number; result: Result<unknown> } | { event: HostEvent };
-
-function parseIncoming(text: string): Incoming | null {
-  let msg: unknown;
-  try {
-    msg = JSON.parse(text);
-  } catch {
-    return null;
-  }
-  if (typeof msg !== 'object' || msg === null) return null;
-  const m = msg as Record<string, unknown>;
-  if (typeof m.id === 'number') {
-    const r = m.result as Record<string, unknown> | null;
-    if (typeof r === 'object' && r !== null && typeof r.ok === 'boolean') {
-      return { id: m.id, result: r as Result<unknown> };
-    }
-    return null;
-  }
-  const e = m.event as Record<string, unknown> | null;
-  if (
-    typeof e === 'object' &&
-    e !== null &&
-    (e.type === 'snapshot' || e.type === 'sessions' || e.type === 'notice')
-  ) {
-    return { event: e as HostEvent };
-  }
-  return null;
-}
 
 export function createBrowserHost(options: BrowserHostOptions = {}): BrowserHost {
   const url = options.url ?? defaultSocketUrl();
@@ -162,7 +134,7 @@ export function createBrowserHost(options: BrowserHostOptions = {}): BrowserHost
       emit({ type: 'connection', state: 'connected' });
     },
     message(data) {
-      const msg = parseIncoming(data);
+      const msg = parseWsServerMessage(data);
       if (!msg) return;
       if ('id' in msg) {
         const resolve = pending.get(msg.id);

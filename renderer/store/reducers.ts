@@ -5,8 +5,9 @@
  * part that did not change keeps its old reference so narrow selectors skip the re-render.
  */
 import type { LiveFinding } from '../../shared/findings';
-import type { HostEvent, SessionInfo, SessionSnapshot } from '../../shared/host-api';
+import type { HostEvent } from '../../shared/host-api';
 import type { JsonRpcId, RequestRecord } from '../../shared/requests';
+import type { SessionInfo, SessionSnapshot } from '../../shared/session-info';
 import {
   type DataState,
   DEFAULT_LIMITS,

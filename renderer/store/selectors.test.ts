@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { makeFinding, makeInfo, makeRequest, makeSnapshot } from './fixtures';
+import { makeFinding, makeInfo, makeRequest, makeSnapshot } from '../../test/fixtures/host-data';
 import { applySnapshot, emptySessionData } from './reducers';
 import {
   canCancel,

@@ -1,8 +1,8 @@
 import { describe, expect, it, vi } from 'vitest';
 import type { DemoScenario } from '../../shared/demo-catalog';
+import { makeInfo, makeSnapshot } from '../../test/fixtures/host-data';
 import { connectStore } from './connect';
 import { createFakeHost } from './fake-host';
-import { makeInfo, makeSnapshot } from './fixtures';
 import { createAppStore, selectionOf } from './store';
 
 const DEMO: DemoScenario = {

@@ -6,8 +6,9 @@
  */
 import { createStore, type StoreApi } from 'zustand/vanilla';
 import type { DemoScenario } from '../../shared/demo-catalog';
-import type { HostEvent, ImportResult, RecoveryInfo, SessionInfo } from '../../shared/host-api';
+import type { HostEvent, ImportResult, RecoveryInfo } from '../../shared/host-api';
 import type { JsonRpcId } from '../../shared/requests';
+import type { SessionInfo } from '../../shared/session-info';
 import { emptyDataState, openSession, reduceEvent } from './reducers';
 import {
   type AppState,

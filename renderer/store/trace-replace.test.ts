@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { makeFinding, makeFrame, makeInfo, makeRequest, makeSnapshot } from './fixtures';
+import {
+  makeFinding,
+  makeFrame,
+  makeInfo,
+  makeRequest,
+  makeSnapshot,
+} from '../../test/fixtures/host-data';
 import { applySnapshot, reduceEvent } from './reducers';
 import { DEFAULT_LIMITS } from './types';
 

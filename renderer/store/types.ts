@@ -5,9 +5,10 @@
 import type { DemoScenario } from '../../shared/demo-catalog';
 import type { LiveFinding } from '../../shared/findings';
 import type { FrameSummary } from '../../shared/frames';
-import type { ImportResult, RecoveryInfo, SeriesPoint, SessionInfo } from '../../shared/host-api';
+import type { ImportResult, RecoveryInfo } from '../../shared/host-api';
 import type { LiveMetrics } from '../../shared/metrics';
 import type { JsonRpcId, RequestRecord } from '../../shared/requests';
+import type { SeriesPoint, SessionInfo } from '../../shared/session-info';
 
 export interface StoreLimits {
   /** Chart points kept (a fixed window: ~30 s at 20 Hz). */

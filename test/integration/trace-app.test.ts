@@ -11,9 +11,10 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SessionManager } from '../../dist/electron/engine/host/session-manager.js';
 import type { FramePage } from '../../dist/shared/frames.js';
-import type { HostEvent, SessionInfo } from '../../dist/shared/host-api.js';
+import type { HostEvent } from '../../dist/shared/host-api.js';
 import type { ProbeReport } from '../../dist/shared/probe-report.js';
 import type { Result } from '../../dist/shared/result.js';
+import type { SessionInfo } from '../../dist/shared/session-info.js';
 import type {
   ReplayReport,
   TraceExport,

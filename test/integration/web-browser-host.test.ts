@@ -46,10 +46,10 @@ describe('renderer/host browser host against the server', () => {
     // A backend whose session:recover never answers: a call is in flight when the socket drops.
     const manager = new SessionManager();
     const backend: WebServerBackend = {
-      handle: (channel, payload) =>
-        channel === 'session:recover'
+      dispatch: (call) =>
+        call.channel === 'session:recover'
           ? new Promise<Result<unknown>>(() => {})
-          : manager.handle(channel, payload),
+          : manager.dispatch(call),
       subscribe: (l) => manager.subscribe(l),
       stopAll: async () => {},
     };

@@ -5,7 +5,7 @@
  */
 import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
-import type { SessionInfo } from '../../dist/shared/host-api.js';
+import type { SessionInfo } from '../../dist/shared/session-info.js';
 import { CLI, groupMembers, isAlive, REPO, withTimeout } from './helpers.js';
 import { http, running, upgrade } from './web-helpers.js';
 

@@ -78,7 +78,7 @@ describe('binding and token', () => {
       allowNonLoopback: true,
       staticDir: dir.root,
       manager: {
-        handle: manager.handle.bind(manager),
+        dispatch: manager.dispatch.bind(manager),
         subscribe: () => () => {},
         stopAll: async () => {},
       },

@@ -7,14 +7,14 @@ import { rmSync } from 'node:fs';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { SessionManager } from '../../dist/electron/engine/host/session-manager.js';
 import { startWebServer, type WebServer } from '../../dist/electron/web/server.js';
+import type { HostEvent } from '../../dist/shared/host-api.js';
+import { emptyLiveMetrics } from '../../dist/shared/metrics.js';
+import { type RequestRecord, sentRecord } from '../../dist/shared/requests.js';
 import {
-  type HostEvent,
   quietPoint,
   type SessionInfo,
   type SessionSnapshot,
-} from '../../dist/shared/host-api.js';
-import { emptyLiveMetrics } from '../../dist/shared/metrics.js';
-import { type RequestRecord, sentRecord } from '../../dist/shared/requests.js';
+} from '../../dist/shared/session-info.js';
 import { childrenOfThisProcess, groupMembers, waitFor, withTimeout } from './helpers.js';
 import { connect, makeStaticDir, running, type WebServerBackend } from './web-helpers.js';
 
@@ -156,7 +156,7 @@ describe('backpressure: a socket that does not read', () => {
   it('snapshots are merged, never lost: every request delta and all stderr arrive; calls are answered', async () => {
     const sink: { push: ((e: HostEvent) => void) | null } = { push: null };
     const backend: WebServerBackend = {
-      handle: async () => ({ ok: true, value: 'pong' }),
+      dispatch: async () => ({ ok: true, value: 'pong' }),
       subscribe: (l) => {
         sink.push = l;
         return () => {

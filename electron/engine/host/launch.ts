@@ -3,14 +3,15 @@
  * and its SessionInfo (a catalog demo or a custom server), and the MCP handshake that fills in
  * serverInfo and the tool list. Pure wiring over Session and mcp-client; owns no state.
  */
-import type { ChannelPayload, SessionInfo } from '../../../shared/host-api.js';
+
+import type { ChannelPayload } from '../../../shared/host-api.js';
 import { err, ok, type Result } from '../../../shared/result.js';
+import type { SessionInfo } from '../../../shared/session-info.js';
+import { HANDSHAKE_TIMEOUT_MS } from '../../../shared/session-options.js';
 import { findDemo } from '../../demo-servers/catalog.js';
 import { demoCommand } from '../../demo-servers/launch.js';
 import { initialize, listTools } from '../session/mcp-client.js';
 import { Session } from '../session/session.js';
-
-const HANDSHAKE_TIMEOUT_MS = 15_000;
 
 interface LaunchPlan {
   command: string;
@@ -58,7 +59,7 @@ export function createSession(
     overloadPolicy: p.overloadPolicy,
     onOversize: p.onOversize,
     maxFrameBytes: p.maxFrameBytes,
-    requestTimeoutMs: p.requestTimeoutMs ?? 60_000,
+    requestTimeoutMs: p.requestTimeoutMs,
   });
   const info: SessionInfo = {
     id: session.id,
@@ -80,6 +81,7 @@ export function createSession(
     overloadPolicy: session.config.overloadPolicy,
     onOversize: session.config.onOversize,
     maxFrameBytes: session.config.maxFrameBytes,
+    budgets: { ...session.config.budgets },
     startedAt: Date.now(),
     recording: null,
     trace: null,

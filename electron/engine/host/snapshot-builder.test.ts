@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { FrameSummary } from '../../../shared/frames.js';
-import type { SessionInfo } from '../../../shared/host-api.js';
 import { emptyLiveMetrics } from '../../../shared/metrics.js';
+import type { SessionInfo } from '../../../shared/session-info.js';
 import { cutPreview, PREVIEW_CHARS, SnapshotBuilder } from './snapshot-builder.js';
 
 function frame(seq: number, over: Partial<FrameSummary> = {}): FrameSummary {

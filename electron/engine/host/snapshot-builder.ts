@@ -16,9 +16,9 @@
  */
 import type { LiveFinding } from '../../../shared/findings.js';
 import type { FrameSummary } from '../../../shared/frames.js';
-import type { SessionInfo, SessionSnapshot } from '../../../shared/host-api.js';
 import type { LiveMetrics } from '../../../shared/metrics.js';
 import type { JsonRpcId, RequestRecord } from '../../../shared/requests.js';
+import type { SessionInfo, SessionSnapshot } from '../../../shared/session-info.js';
 
 /** Newest frame summaries per snapshot. */
 export const FRAMES_NEWEST = 50;

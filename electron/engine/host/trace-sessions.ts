@@ -1,14 +1,16 @@
 /**
- * The trace side of the HostApi: opened traces as read-only sessions, seeking, uploads, exports
- * and replays. Owns: every TraceSession a host opened (their readers and file handles), their
- * last snapshot, and the upload store. Fed by: SessionManager, which delegates the `trace:*`
- * channels and `frame:page` / `session:close` for trace ids. Listens: the manager's subscribers,
- * through `emit` (a seek's snapshot) and `changed` (the session list).
+ * Traces opened as read-only sessions: opening, uploads, seeking, exports and replays.
+ * Owns: every TraceSession a host opened (their readers and file handles), their last
+ * snapshot, and the upload store. Fed by: the trace handlers (handlers/traces.ts) and, as
+ * HostedSessions, the channels both kinds of session share (stop, close, frame:page, export).
+ * Listens: the manager's subscribers, through `emit` (a seek's snapshot) and `changed` (the
+ * session list).
  */
 import path from 'node:path';
 import type { FramePage } from '../../../shared/frames.js';
-import type { HostEvent, SessionInfo, SessionSnapshot } from '../../../shared/host-api.js';
+import type { HostEvent } from '../../../shared/host-api.js';
 import { err, ok, type Result } from '../../../shared/result.js';
+import type { SessionInfo, SessionSnapshot } from '../../../shared/session-info.js';
 import type {
   ExportFormat,
   ReplayReport,
@@ -20,17 +22,45 @@ import { TraceReadError, TraceReader } from '../trace/reader.js';
 import { replayTrace } from '../trace/replay-diff.js';
 import { TraceSession } from '../trace/trace-session.js';
 import { TraceUploads, type UploadChunk } from '../trace/uploads.js';
+import type { HostedSession } from './hosted.js';
 
 const MAX_TRACES = 16;
 
-interface OpenTrace {
-  session: TraceSession;
-  info: SessionInfo;
-  seq: number;
-  last: SessionSnapshot | null;
+/** One open trace, as a tab of the host. */
+class OpenTrace implements HostedSession {
+  /** The latest seek asked for (when seeks overlap, the latest asked wins downstream). */
+  seq = 0;
+  last: SessionSnapshot | null = null;
+
+  constructor(
+    readonly id: string,
+    readonly session: TraceSession,
+    readonly info: SessionInfo,
+    private readonly owner: TraceSessions,
+  ) {}
+
+  infoNow(): SessionInfo {
+    return { ...this.info };
+  }
+
+  /** Nothing runs behind a trace. */
+  async stop(): Promise<void> {}
+
+  close(): Promise<void> {
+    return this.owner.close(this.id);
+  }
+
+  async framePage(seq: number, offset: number, length: number): Promise<Result<FramePage>> {
+    const page = await this.session.framePage(seq, offset, length);
+    return typeof page === 'string' ? err('ENOFRAME', page) : ok(page);
+  }
+
+  async exportTrace(format: ExportFormat): Promise<Result<TraceExport>> {
+    return ok(await this.session.exportAs(format, this.info.trace?.fileName));
+  }
 }
 
-export class TraceHost {
+export class TraceSessions {
   private readonly traces = new Map<string, OpenTrace>();
   private readonly uploads = new TraceUploads();
   private nextId = 1;
@@ -40,12 +70,12 @@ export class TraceHost {
     private readonly changed: () => void,
   ) {}
 
-  has(id: string): boolean {
-    return this.traces.has(id);
+  get(id: string): HostedSession | null {
+    return this.traces.get(id) ?? null;
   }
 
   infos(): SessionInfo[] {
-    return [...this.traces.values()].map((o) => ({ ...o.info }));
+    return [...this.traces.values()].map((o) => o.infoNow());
   }
 
   /** Snapshots a late subscriber needs (a reload or a reconnect shows each trace as it was). */
@@ -70,16 +100,11 @@ export class TraceHost {
       return err('ETRACE', `cannot index ${file}: ${(e as Error).message}`);
     }
     const id = `trace-${this.nextId++}`;
-    const entry: OpenTrace = {
-      session,
-      info: session.info(id, session.durationMs),
-      seq: 0,
-      last: null,
-    };
+    const entry = new OpenTrace(id, session, session.info(id, session.durationMs), this);
     this.traces.set(id, entry);
     this.changed();
     await this.seek(id, session.durationMs);
-    return ok({ ...entry.info });
+    return ok(entry.infoNow());
   }
 
   async upload(c: UploadChunk): Promise<Result<TraceUploadAck>> {
@@ -94,7 +119,7 @@ export class TraceHost {
       entry.info.title = entry.info.trace.fileName = path.basename(c.fileName);
       this.changed();
     }
-    return ok({ received: r.value.received, session: entry ? { ...entry.info } : opened.value });
+    return ok({ received: r.value.received, session: entry ? entry.infoNow() : opened.value });
   }
 
   /** The state at t: pushed to every subscriber and returned with the report as of t. */
@@ -121,24 +146,6 @@ export class TraceHost {
     if (seq === o.seq) o.last = snapshot;
     this.emit({ type: 'snapshot', snapshot });
     return ok({ snapshot, report });
-  }
-
-  async framePage(
-    id: string,
-    seq: number,
-    offset: number,
-    length: number,
-  ): Promise<Result<FramePage>> {
-    const o = this.traces.get(id);
-    if (!o) return err('ENOTRACE', `no trace ${id}`);
-    const page = await o.session.framePage(seq, offset, length);
-    return typeof page === 'string' ? err('ENOFRAME', page) : ok(page);
-  }
-
-  async exportTrace(id: string, format: ExportFormat): Promise<Result<TraceExport>> {
-    const o = this.traces.get(id);
-    if (!o) return err('ENOTRACE', `no trace ${id}`);
-    return ok(await o.session.exportAs(format, o.info.trace?.fileName));
   }
 
   async replay(

@@ -1,11 +1,12 @@
 /**
- * Builds the public `probe --json` report (DESIGN.md) from a session, exactly its keys.
+ * The `probe --json` report (shared/probe-report.ts) of a live session, exactly its keys; and
+ * the exit status it implies. (From a trace file: trace/summary.ts.)
  */
 import { toReportMetrics } from '../../../shared/metrics.js';
 import type { ProbeReport } from '../../../shared/probe-report.js';
 import type { Session } from './session.js';
 
-export function buildReport(session: Session): ProbeReport {
+export function buildProbeReport(session: Session): ProbeReport {
   const m = session.liveMetrics();
   return {
     server: {

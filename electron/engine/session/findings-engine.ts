@@ -13,7 +13,7 @@ import {
   foldByCode,
   type LiveFinding,
 } from '../../../shared/findings.js';
-import type { ReaderMode } from '../../../shared/session-config.js';
+import type { ReaderMode } from '../../../shared/session-options.js';
 
 export interface Budgets {
   writeBlockedMs: number;

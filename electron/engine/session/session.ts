@@ -9,15 +9,15 @@
  */
 import { randomUUID } from 'node:crypto';
 import { EventEmitter } from 'node:events';
-import type { SessionState } from '../../../shared/host-api.js';
 import type { LiveMetrics } from '../../../shared/metrics.js';
 import type { JsonRpcId, RequestRecord } from '../../../shared/requests.js';
 import {
   parseSessionConfig,
-  type ReaderMode,
   type SessionConfig,
   type SessionConfigInput,
 } from '../../../shared/session-config.js';
+import type { SessionState } from '../../../shared/session-info.js';
+import type { ReaderMode } from '../../../shared/session-options.js';
 import { type ExitInfo, SPILL_MAX_FRAMES, type WorkerCounters } from '../../wire/protocol.js';
 import { type StopResult, Transport } from '../transport/transport.js';
 import { Dispatcher } from './dispatcher.js';

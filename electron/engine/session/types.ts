@@ -1,8 +1,8 @@
 /** The Session's public shapes: what hosts send, get back and listen to. */
 import type { LiveFinding } from '../../../shared/findings.js';
-import type { SessionState } from '../../../shared/host-api.js';
 import type { LiveMetrics } from '../../../shared/metrics.js';
 import type { JsonRpcId, RequestRecord } from '../../../shared/requests.js';
+import type { SessionState } from '../../../shared/session-info.js';
 import type { ExitInfo } from '../../wire/protocol.js';
 import type { FrameBytes } from '../transport/frame-bytes.js';
 import type { FrameSummary } from './frame-store.js';

@@ -13,9 +13,9 @@
  */
 import { createWriteStream, openSync, type WriteStream } from 'node:fs';
 import type { LiveFinding } from '../../../shared/findings.js';
-import type { SessionState } from '../../../shared/host-api.js';
 import type { LiveMetrics } from '../../../shared/metrics.js';
 import type { RequestRecord } from '../../../shared/requests.js';
+import type { SessionState } from '../../../shared/session-info.js';
 import {
   DEFAULT_RECORDING_BUDGET_BYTES,
   TRACE_FORMAT,
@@ -24,7 +24,7 @@ import {
   type TraceHeader,
 } from '../../../shared/trace-format.js';
 import type { ExitInfo } from '../../wire/protocol.js';
-import { buildReport } from '../session/build-report.js';
+import { buildProbeReport } from '../session/build-report.js';
 import type { FrameSummary } from '../session/frame-store.js';
 import type { Session, SessionEvents } from '../session/session.js';
 import { describeWriteError } from './errors.js';
@@ -309,7 +309,7 @@ export class TraceRecorder {
     if (!stream) return;
     const s = this.session;
     this.event({ t: s.now(), type: 'metrics', metrics: { ...s.liveMetrics() } });
-    const report = this.redactor.report(buildReport(s));
+    const report = this.redactor.report(buildProbeReport(s));
     this.event({
       t: s.now(),
       type: 'end',

@@ -5,7 +5,7 @@ import type {
   ReplayRequestView,
   ReplayReport as ReplayResult,
 } from '../../../shared/trace-api.js';
-import { buildReport } from '../session/build-report.js';
+import { buildProbeReport } from '../session/build-report.js';
 import type { TraceReader } from './reader.js';
 import { Redactor } from './redact.js';
 import {
@@ -52,7 +52,7 @@ export async function replayTrace(reader: TraceReader, o: ReplayOptions): Promis
     reader,
     plan,
     recordedReport: recorded.report,
-    newReport: buildReport(run.session),
+    newReport: buildProbeReport(run.session),
     newRequests,
     newResponses: run.responses,
   });

@@ -12,7 +12,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { JsonRpcId, RequestRecord } from '../../../shared/requests.js';
-import type { ReaderMode } from '../../../shared/session-config.js';
+import type { ReaderMode } from '../../../shared/session-options.js';
 import type { FrameSummary } from '../session/frame-store.js';
 import { CLIENT_INFO } from '../session/mcp-client.js';
 import { type Sent, Session, SessionError } from '../session/session.js';

@@ -1,5 +1,6 @@
 /**
- * Report from a trace: the same `probe --json` report (DESIGN.md) the live session printed.
+ * A trace's summary: the same `probe --json` report (shared/probe-report.ts) the live session
+ * printed, and what exports draw (pollution, charts).
  *
  * A trace that ended cleanly carries its report in `end`; one cut short (crash, kill, full
  * disk) has it rebuilt from the events: the last metrics sample, the last state of each
@@ -153,7 +154,7 @@ export interface RebuildInput {
   cancels: TraceCancelEvent[];
 }
 
-/** The report as `buildReport` would have made it at the last recorded moment. */
+/** The report as `buildProbeReport` would have made it at the last recorded moment. */
 export function rebuildReport(header: TraceHeader, s: RebuildInput): ProbeReport {
   return {
     server: {

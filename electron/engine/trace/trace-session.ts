@@ -7,12 +7,18 @@
  * `frame:page` / `trace:export` / `trace:replay`). Listens: TraceHost, which turns `stateAt`
  * into snapshots. Frame text is read from disk one line at a time, only when asked for.
  */
+
 import { createHash } from 'node:crypto';
 import path from 'node:path';
 import type { FramePage, FrameSummary } from '../../../shared/frames.js';
-import { quietPoint, type SessionInfo, type SessionSnapshot } from '../../../shared/host-api.js';
 import type { ProbeReport } from '../../../shared/probe-report.js';
 import type { RequestRecord } from '../../../shared/requests.js';
+import {
+  quietPoint,
+  type SessionInfo,
+  type SessionSnapshot,
+} from '../../../shared/session-info.js';
+import { DEFAULT_BUDGETS } from '../../../shared/session-options.js';
 import type { ExportFormat, TraceExport } from '../../../shared/trace-api.js';
 import {
   countUpTo,
@@ -140,6 +146,8 @@ export class TraceSession {
       overloadPolicy: h.config.overloadPolicy,
       onOversize: h.config.onOversize,
       maxFrameBytes: h.config.maxFrameBytes,
+      // A trace of an older build may lack some: the defaults it ran with then.
+      budgets: { ...DEFAULT_BUDGETS, ...h.config.budgets },
       startedAt: h.startedAt,
       recording: null,
       trace: {

@@ -4,7 +4,7 @@
  */
 import { memo, type ReactElement, useMemo } from 'react';
 import { CartesianGrid, LineChart, ResponsiveContainer } from 'recharts';
-import type { SeriesPoint } from '../../../shared/host-api';
+import type { SeriesPoint } from '../../../shared/session-info';
 import { formatCount, formatMs } from '../../components/format';
 import { ChartFrame } from './ChartFrame';
 import { sameScale, tickCount, tickMs, yScale } from './chart-format';

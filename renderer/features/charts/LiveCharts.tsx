@@ -8,7 +8,7 @@
  */
 import './charts.css';
 import { type ReactElement, useMemo } from 'react';
-import type { SeriesPoint } from '../../../shared/host-api';
+import type { SeriesPoint } from '../../../shared/session-info';
 import { useSampled } from '../../components/useSampled';
 import { useApp } from '../../store';
 import { isFlooding } from '../../store/selectors';

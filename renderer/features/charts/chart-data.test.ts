@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { SeriesPoint } from '../../../shared/host-api';
+import type { SeriesPoint } from '../../../shared/session-info';
 import { decimate, frameSizeDots } from './chart-data';
 
 function point(t: number, stdoutRate: number): SeriesPoint {

@@ -2,7 +2,7 @@
  * Shapes live data for drawing, cheaply: SVG cost grows with every point and dot recharts draws,
  * so series are reduced to a bounded number of buckets that keep the peaks (max per bucket).
  */
-import type { SeriesPoint } from '../../../shared/host-api';
+import type { SeriesPoint } from '../../../shared/session-info';
 import type { FrameSize } from '../../store/types';
 
 type NumericKey = Exclude<keyof SeriesPoint, 't'>;

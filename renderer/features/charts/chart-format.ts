@@ -1,8 +1,6 @@
 /** Axis formatters and ticks shared by the live charts (pure). */
 
-const KIB = 1024;
-const MIB = 1024 * 1024;
-const GIB = 1024 * 1024 * 1024;
+import { GIB, KIB, MIB } from '../../../shared/units';
 
 /** Compact axis label: 512, 34K, 1.5M, 8M, 2G (binary units; the legend names the unit). */
 export function tickBytes(bytes: number): string {

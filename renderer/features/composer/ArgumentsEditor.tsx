@@ -3,7 +3,7 @@
  * Switching keeps what was typed (form → JSON and JSON → form both convert).
  */
 import { type ReactElement, useEffect, useMemo, useState } from 'react';
-import type { ToolInfo } from '../../../shared/host-api';
+import type { ToolInfo } from '../../../shared/session-info';
 import { FieldInput } from './FieldInput';
 import {
   type FormValues,

@@ -3,7 +3,12 @@
  * frame limit of a running session. Values show what the host last confirmed (info).
  */
 import { type ReactElement, useEffect, useState } from 'react';
-import type { OverloadPolicy, OversizePolicy, ReaderMode } from '../../../shared/session-config';
+import {
+  OPTION_LIMITS,
+  type OverloadPolicy,
+  type OversizePolicy,
+  type ReaderMode,
+} from '../../../shared/session-options';
 import { formatBytes } from '../../components/format';
 import { Segmented } from '../../components/Segmented';
 import { useApp } from '../../store';
@@ -51,7 +56,7 @@ export function DemoControls({
         value={info.consumerDelayMs}
         disabled={disabled}
         min={0}
-        max={60_000}
+        max={OPTION_LIMITS.consumerDelayMs}
         onApply={(ms) => void actions.setConsumerDelay(ms)}
       />
       <label className="control">

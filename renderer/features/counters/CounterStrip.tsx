@@ -3,15 +3,12 @@
  * cells. Subscribes to the session's metrics and info only.
  */
 import type { ReactElement } from 'react';
-import type { SessionInfo } from '../../../shared/host-api';
 import type { LiveMetrics } from '../../../shared/metrics';
+import type { SessionInfo } from '../../../shared/session-info';
 import { formatBytes, formatCount, formatMs, formatRate } from '../../components/format';
 import { useApp } from '../../store';
 import { Counter, type Tone } from './Counter';
 import { ProcessCounter } from './ProcessCounter';
-
-/** Budgets the engine uses for its findings (session-config defaults). */
-const WAIT_BUDGET_MS = 1000;
 
 function toneIf(condition: boolean, tone: Tone): Tone {
   return condition ? tone : 'normal';
@@ -76,7 +73,7 @@ function MetricCounters({ m, info }: { m: LiveMetrics | null; info: SessionInfo 
         raw={m?.inFlightFrameBytes ?? 0}
         sub={lastByte === null ? 'no byte yet' : `last byte ${formatMs(lastByte)} ago`}
         subName="last-byte"
-        tone={toneIf(midFrame && (lastByte ?? 0) > WAIT_BUDGET_MS, 'error')}
+        tone={toneIf(midFrame && (lastByte ?? 0) > info.budgets.writeBlockedMs, 'error')}
         title="Bytes received since the last newline, and time since the last stdout byte"
       />
       <Counter
@@ -101,7 +98,7 @@ function MetricCounters({ m, info }: { m: LiveMetrics | null; info: SessionInfo 
         raw={m?.dispatcherWaitMs ?? 0}
         sub={`longest ${formatMs(m?.dispatcherLongestWaitMs ?? 0)}`}
         subName="dispatcher-longest"
-        tone={toneIf((m?.dispatcherLongestWaitMs ?? 0) > WAIT_BUDGET_MS, 'warn')}
+        tone={toneIf((m?.dispatcherLongestWaitMs ?? 0) > info.budgets.dispatcherWaitMs, 'warn')}
       />
       <Counter
         name="queue-depth"
@@ -120,7 +117,7 @@ function MetricCounters({ m, info }: { m: LiveMetrics | null; info: SessionInfo 
             ? `${formatBytes(m.stdinPendingBytes)} pending`
             : `${formatBytes(m?.stdinBytes ?? 0)} sent`
         }
-        tone={toneIf((m?.stdinPendingWaitMs ?? 0) > WAIT_BUDGET_MS, 'error')}
+        tone={toneIf((m?.stdinPendingWaitMs ?? 0) > info.budgets.stdinWaitMs, 'error')}
       />
       <Counter
         name="requests-in-flight"

@@ -1,5 +1,5 @@
 import type { ReactElement } from 'react';
-import type { SessionInfo } from '../../../shared/host-api';
+import type { SessionInfo } from '../../../shared/session-info';
 import { Counter, type Tone } from './Counter';
 
 /** Process state: pid and alive, or how it ended (exit code or signal). */

@@ -6,7 +6,7 @@ import { useMemo } from 'react';
 import type { ChannelRequest, ChannelResponses, HostChannel } from '../../../shared/host-api';
 import type { JsonRpcId } from '../../../shared/requests';
 import type { Result } from '../../../shared/result';
-import type { OverloadPolicy, OversizePolicy, ReaderMode } from '../../../shared/session-config';
+import type { OverloadPolicy, OversizePolicy, ReaderMode } from '../../../shared/session-options';
 import { useHost } from '../../app/host-context';
 import { appStore } from '../../store';
 

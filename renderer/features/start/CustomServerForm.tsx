@@ -3,7 +3,13 @@
  * cwd, env, reader mode and frame limit. The exact argv is shown before it runs.
  */
 import { type ReactElement, useState } from 'react';
-import type { ReaderMode } from '../../../shared/session-config';
+import {
+  OPTION_LIMITS,
+  READER_MODES,
+  type ReaderMode,
+  SESSION_DEFAULTS,
+} from '../../../shared/session-options';
+import { MIB } from '../../../shared/units';
 import { ErrorText } from '../../components/ErrorText';
 import { Segmented } from '../../components/Segmented';
 import { type ArgsMode, parseArgs } from './argv';
@@ -11,8 +17,7 @@ import { CommandPreview } from './CommandPreview';
 import { ENV_NAME, type EnvRow, EnvRows } from './EnvRows';
 import { useStartSession } from './useStartSession';
 
-const MIB = 1024 * 1024;
-const READER_MODES = ['drain', 'paused', 'naive'] as const satisfies readonly ReaderMode[];
+const DEFAULT_MAX_FRAME_MIB = String(SESSION_DEFAULTS.maxFrameBytes / MIB);
 
 export function CustomServerForm(): ReactElement {
   const [name, setName] = useState('');
@@ -22,7 +27,7 @@ export function CustomServerForm(): ReactElement {
   const [cwd, setCwd] = useState('');
   const [env, setEnv] = useState<EnvRow[]>([]);
   const [readerMode, setReaderMode] = useState<ReaderMode>('drain');
-  const [maxFrameMiB, setMaxFrameMiB] = useState('32');
+  const [maxFrameMiB, setMaxFrameMiB] = useState(DEFAULT_MAX_FRAME_MIB);
   const start = useStartSession();
 
   const args = parseArgs(argsText, argsMode);
@@ -35,7 +40,7 @@ export function CustomServerForm(): ReactElement {
         ? args.error.message
         : badEnv
           ? `"${badEnv.name}" is not a valid variable name.`
-          : !(maxFrameBytes >= 1 && maxFrameBytes <= 2 ** 31)
+          : !(maxFrameBytes >= 1 && maxFrameBytes <= OPTION_LIMITS.maxFrameBytes)
             ? 'Max frame must be between 1 byte and 2 GiB.'
             : null;
   const argv = [command.trim(), ...(args.ok ? args.value : [])].filter((a, i) => i > 0 || a !== '');

@@ -1,7 +1,8 @@
 /** Starts a session (demo, custom or imported server) and opens its tab on success. */
 import { useCallback } from 'react';
-import type { SessionInfo, StartSessionRequest } from '../../../shared/host-api';
+import type { StartSessionRequest } from '../../../shared/host-api';
 import type { Result } from '../../../shared/result';
+import type { SessionInfo } from '../../../shared/session-info';
 import { useHost } from '../../app/host-context';
 import { type AsyncAction, useAsyncAction } from '../../components/useAsyncAction';
 import { appStore } from '../../store';

@@ -4,8 +4,8 @@
  * read-only trace session and the app shows it. The progress is this hook's own state.
  */
 import { useCallback, useState } from 'react';
-import type { SessionInfo } from '../../../shared/host-api';
 import type { Result } from '../../../shared/result';
+import type { SessionInfo } from '../../../shared/session-info';
 import { useHost } from '../../app/host-context';
 import { appStore } from '../../store';
 import { uploadTrace } from './upload';

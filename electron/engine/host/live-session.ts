@@ -1,0 +1,175 @@
+/**
+ * A live session as the host holds it: the Session (and through it the server), the info the
+ * session list shows, the snapshot deltas for subscribers (snapshot-builder.ts) and the trace
+ * recorder when Record is on.
+ *
+ * Owns: its listeners on the Session (released by `dispose`, when the host forgets it) and its
+ * recorder. Fed by: the session's events and the handlers (handlers/*.ts). Listens: the
+ * SessionManager, through `changed` (the session list) and `notice`.
+ */
+import type { FramePage } from '../../../shared/frames.js';
+import { DisposableStore, listen } from '../../../shared/lifecycle.js';
+import { err, ok, type Result } from '../../../shared/result.js';
+import type { SessionInfo, SessionSnapshot } from '../../../shared/session-info.js';
+import type { ExportFormat, TraceExport } from '../../../shared/trace-api.js';
+import type { Session, SessionEvents } from '../session/session.js';
+import type { TraceRecorder } from '../trace/recorder.js';
+import type { HostedSession } from './hosted.js';
+import { defaultTracePath, exportRecording, startRecording } from './recording.js';
+import { SnapshotBuilder } from './snapshot-builder.js';
+
+export interface LiveSessionEvents {
+  /** The session list changed (state, pid, recording). */
+  changed(): void;
+  /** Something the user should know that no call returned (a recording stopped on a full disk). */
+  notice(text: string): void;
+  /** The host forgets the session (closed). */
+  closed(id: string): void;
+}
+
+export class LiveSession implements HostedSession {
+  readonly deltas: SnapshotBuilder;
+  recorder: TraceRecorder | null = null;
+  private readonly store = new DisposableStore();
+
+  constructor(
+    readonly session: Session,
+    readonly info: SessionInfo,
+    private readonly events: LiveSessionEvents,
+  ) {
+    this.deltas = new SnapshotBuilder(undefined, undefined, (f) => session.frames.previewOf(f));
+    this.wire();
+  }
+
+  get id(): string {
+    return this.session.id;
+  }
+
+  infoNow(): SessionInfo {
+    return { ...this.info };
+  }
+
+  private on<E extends keyof SessionEvents>(
+    event: E,
+    listener: (...args: SessionEvents[E]) => void,
+  ): void {
+    this.store.add(listen(this.session, event, listener as (...args: unknown[]) => void));
+  }
+
+  private wire(): void {
+    const s = this.session;
+    const d = this.deltas;
+    this.on('frame', (f) => d.addFrame(f));
+    this.on('request', (r) => d.addRequest(r));
+    this.on('stderr', (text) => d.addStderr(text));
+    this.on('finding', () => d.touch());
+    this.on('tick', () => d.touch());
+    this.on('state', (state) => {
+      this.info.state = state;
+      this.info.pid = s.pid;
+      d.touch();
+      this.events.changed();
+      if (state === 'stopped' && this.recorder) void this.finishRecording(this.recorder);
+    });
+    this.on('exit', (exit) => {
+      this.info.exit = { code: exit.code, signal: exit.signal };
+      d.touch();
+    });
+  }
+
+  /** Every request again on the next snapshot (a late subscriber: a reload, a reconnect). */
+  resync(): void {
+    for (const r of this.session.requests.all()) this.deltas.addRequest(r);
+    this.deltas.touch();
+  }
+
+  /** The snapshot of what changed since the last one, or null when nothing did. */
+  snapshot(): SessionSnapshot | null {
+    if (!this.deltas.dirty) return null;
+    if (this.recorder && this.info.recording)
+      this.info.recording = { ...this.info.recording, bytes: this.recorder.writtenBytes };
+    return this.deltas.build(this.info, this.session.liveMetrics(), this.session.findings.all());
+  }
+
+  stop(): Promise<void> {
+    return this.session.stop();
+  }
+
+  async close(): Promise<void> {
+    await this.session.stop();
+    this.events.closed(this.id);
+  }
+
+  async framePage(seq: number, offset: number, length: number): Promise<Result<FramePage>> {
+    const frames = this.session.frames;
+    const page = frames.page(seq, offset, length);
+    if (!page) return err('ENOFRAME', `frame ${seq} is not held (evicted or unknown)`);
+    return ok({
+      seq: page.seq,
+      offset: page.offset,
+      length: page.length,
+      totalBytes: page.totalBytes,
+      text: page.data.toString('utf8'),
+      sha256: frames.sha256(seq),
+    });
+  }
+
+  exportTrace(format: ExportFormat): Promise<Result<TraceExport>> {
+    const recording = this.info.recording;
+    if (!recording)
+      return Promise.resolve(err('ENOTRACE', 'this session is not recorded: turn Record on first'));
+    return exportRecording(recording.path, format);
+  }
+
+  /** Starts recording to `path` (default: defaultTracePath), or stops (`record` false). */
+  async record(record: boolean, path?: string): Promise<Result<{ path: string | null }>> {
+    if (!record) {
+      const recorder = this.recorder;
+      if (!recorder) return ok({ path: this.info.recording?.path ?? null });
+      await this.finishRecording(recorder);
+      return ok({ path: recorder.path });
+    }
+    if (this.recorder) return ok({ path: this.recorder.path });
+    const state = this.session.state;
+    if (state === 'stopped' || state === 'failed')
+      return err('ENOTRUNNING', `session is ${state}: nothing left to record`);
+    const file = path ?? defaultTracePath(this.info.title);
+    const started = startRecording(this.session, file, (message) => {
+      if (this.recorder?.path === file) this.recorder = null;
+      if (this.info.recording?.path === file)
+        this.info.recording = { ...this.info.recording, active: false };
+      this.deltas.touch();
+      this.events.changed();
+      this.events.notice(message);
+    });
+    if (!started.ok) {
+      this.events.notice(started.error.message);
+      return started;
+    }
+    const recorder = started.value;
+    this.recorder = recorder;
+    this.info.recording = { path: recorder.path, bytes: recorder.writtenBytes, active: true };
+    this.deltas.touch();
+    this.events.changed();
+    return ok({ path: recorder.path });
+  }
+
+  private async finishRecording(recorder: TraceRecorder): Promise<void> {
+    await recorder.finish();
+    if (this.recorder === recorder) this.recorder = null;
+    if (this.info.recording?.path === recorder.path && !recorder.error)
+      this.info.recording = { path: recorder.path, bytes: recorder.writtenBytes, active: false };
+    this.deltas.touch();
+    this.events.changed();
+  }
+
+  /** Waits for a recording still being written (host shutdown: the file must be complete). */
+  async finishWriting(): Promise<void> {
+    await this.recorder?.finish().catch(() => {});
+  }
+
+  /** Releases the listeners (the host forgot the session). */
+  dispose(): void {
+    this.store.dispose();
+  }
+}

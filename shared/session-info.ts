@@ -1,0 +1,134 @@
+/**
+ * What a host says about a session: its info (SessionInfo: what runs, its state, its recording
+ * or the trace behind it) and the snapshots pushed to the renderer. The HostApi (host-api.ts)
+ * and its trace part (trace-api.ts) both answer with these, so they are declared here, once,
+ * below both. Pure types: no zod, no DOM, no Node.
+ */
+import type { FindingLevel, LiveFinding } from './findings.js';
+import type { FrameSummary } from './frames.js';
+import type { LiveMetrics } from './metrics.js';
+import type { RequestRecord } from './requests.js';
+import type { Budgets, OverloadPolicy, OversizePolicy, ReaderMode } from './session-options.js';
+
+export type SessionState = 'starting' | 'running' | 'stopping' | 'stopped' | 'failed';
+
+export interface ToolInfo {
+  name: string;
+  title?: string;
+  description?: string;
+  inputSchema: Record<string, unknown>;
+}
+
+export interface SessionInfo {
+  id: string;
+  title: string;
+  command: string;
+  args: string[];
+  cwd: string | null;
+  /** Names of the configured environment variables; values never leave the host. */
+  envNames: string[];
+  demoId: string | null;
+  pid: number | null;
+  state: SessionState;
+  exit: { code: number | null; signal: string | null } | null;
+  startError: string | null;
+  /** What the handshake learned (null until initialize completed). */
+  serverInfo: { name: string; version: string; protocolVersion: string } | null;
+  handshakeError: string | null;
+  tools: ToolInfo[];
+  readerMode: ReaderMode;
+  consumerDelayMs: number;
+  overloadPolicy: OverloadPolicy;
+  onOversize: OversizePolicy;
+  maxFrameBytes: number;
+  /** The budgets behind this session's findings (its config's): what the counters measure against. */
+  budgets: Budgets;
+  /** Epoch ms. */
+  startedAt: number;
+  /** The trace this live session is being (or was) recorded to; null when not recording. */
+  recording: RecordingInfo | null;
+  /** Set for a read-only session opened from a trace file (no process behind it). */
+  trace: TraceInfo | null;
+}
+
+/** One point of the live charts (the renderer keeps a fixed window of them). */
+export interface SeriesPoint {
+  t: number;
+  stdoutRate: number;
+  stderrRate: number;
+  dispatcherDepth: number;
+  dispatcherWaitMs: number;
+  largestFrameBytes: number;
+}
+
+/** A chart point at `t` with nothing flowing and nothing queued. */
+export function quietPoint(t: number): SeriesPoint {
+  return {
+    t,
+    stdoutRate: 0,
+    stderrRate: 0,
+    dispatcherDepth: 0,
+    dispatcherWaitMs: 0,
+    largestFrameBytes: 0,
+  };
+}
+
+/** A session's state as pushed to the renderer, at most 20 times a second. */
+export interface SessionSnapshot {
+  sessionId: string;
+  seq: number;
+  info: SessionInfo;
+  metrics: LiveMetrics;
+  point: SeriesPoint;
+  /** Requests that changed since the previous snapshot. */
+  requests: RequestRecord[];
+  /** Frame summaries new since the previous snapshot (capped; the rest counted). */
+  frames: FrameSummary[];
+  framesSkipped: number;
+  /** Sizes of frames new since the previous snapshot (for the frame-size chart), capped. */
+  frameSizes: { t: number; bytes: number; dir: 'in' | 'out' }[];
+  /** stderr text new since the previous snapshot (capped; the rest counted). */
+  stderr: string;
+  stderrSkipped: number;
+  /** All findings so far (few: one per code or per code and request). */
+  findings: LiveFinding[];
+  /**
+   * A trace session's state at a moment (`trace:seek`): the lists are the whole state, not
+   * deltas, and replace what the renderer holds; `series` replaces the chart points.
+   */
+  replace?: true;
+  series?: SeriesPoint[];
+}
+
+/** A live session's trace recording (SessionInfo.recording). */
+export interface RecordingInfo {
+  path: string;
+  /** Bytes written so far (or in all, once finished). */
+  bytes: number;
+  /** False once the recorder finished the file (the session stopped or recording was toggled off). */
+  active: boolean;
+}
+
+/** A point of interest on the scrubber. */
+export interface TraceMarker {
+  t: number;
+  kind: 'finding' | 'cancel';
+  label: string;
+  level: FindingLevel | null;
+}
+
+/** What makes a session a read-only trace session (SessionInfo.trace). */
+export interface TraceInfo {
+  path: string;
+  fileName: string;
+  fileBytes: number;
+  /** Epoch ms of the recorded session's start. */
+  recordedAt: number;
+  durationMs: number;
+  /** The moment the dashboard shows (ms since the recorded session's start). */
+  t: number;
+  /** The trace had no `end` record (the report is rebuilt from its events). */
+  reconstructed: boolean;
+  markers: TraceMarker[];
+  markersSkipped: number;
+}
