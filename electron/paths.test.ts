@@ -30,7 +30,7 @@ describe('builtPaths', () => {
   const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
   it('name files in dist/ beside the sources (as `npm run build` writes them)', () => {
     expect(builtPaths.workerEntry()).toBe(
-      path.join(root, 'dist', 'electron', 'worker', 'transport-worker.js'),
+      path.join(root, 'dist', 'electron', 'worker', 'entry.js'),
     );
     expect(builtPaths.demoServer('healthy')).toBe(
       path.join(root, 'dist', 'electron', 'demo-servers', 'healthy.js'),

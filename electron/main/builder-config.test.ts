@@ -165,7 +165,7 @@ function importClosure(entries: string[]): { files: Set<string>; unresolved: str
 }
 
 const DEMO_DIR = path.join(ROOT, 'dist', 'electron', 'demo-servers');
-const WORKER = path.join(ROOT, 'dist', 'electron', 'worker', 'transport-worker.js');
+const WORKER = path.join(ROOT, 'dist', 'electron', 'worker', 'entry.js');
 const built = existsSync(DEMO_DIR) && existsSync(WORKER);
 
 describe.skipIf(!built)('asarUnpack covers the run-time closure (needs `npm run build`)', () => {

@@ -2,14 +2,17 @@
  * Transport worker: the session's hands on the server's pipes (DESIGN.md "Processes and threads").
  *
  * Owns: the child process (through ChildRunner), the stdout reader (framing, classification), the
- * outbox of frames bound for main, the stderr batcher and the stdin writer. Fed by: main's messages (credits, writes,
- * reader mode, stop) and the child's pipes. Listens: main, through `parentPort`.
+ * outbox of frames bound for main, the stderr batcher, the stdin writer, its timers and its
+ * listeners (one DisposableStore, released when it finishes). Fed by: main's messages (credits,
+ * writes, reader mode, limits, stop) and the child's pipes. Listens: main, through the port.
+ * The thread's entry (entry.ts) makes one and starts it.
  *
  * Draining here means a busy main thread (IPC, rendering, traces) never stops stdout from being
  * read; only an explicit reader mode (`paused`, `naive`) or the `pause` overload policy does.
  */
-import { parentPort, workerData } from 'node:worker_threads';
-import type { OverloadPolicy } from '../../shared/session-options.js';
+import type { MessagePort } from 'node:worker_threads';
+import { DisposableStore, listen, toDisposable } from '../../shared/lifecycle.js';
+import type { OverloadPolicy, ReaderMode } from '../../shared/session-options.js';
 import type {
   ExitInfo,
   FromWorker,
@@ -19,358 +22,337 @@ import type {
 } from '../wire/protocol.js';
 import { ChildRunner } from './child-runner.js';
 import { Outbox } from './outbox.js';
-import { openStdoutChannel, ReadBuffers } from './stdout-channel.js';
+import { StderrBatcher } from './stderr-batcher.js';
+import { StdinWriter } from './stdin-writer.js';
+import { openStdoutChannel, ReadBuffers, type StdoutChannel } from './stdout-channel.js';
 import { StdoutReader } from './stdout-reader.js';
 
 const COUNTERS_EVERY_MS = 100;
-const STDERR_FLUSH_MS = 50;
-const STDERR_FLUSH_BYTES = 64 * 1024;
-
-const port = parentPort;
-if (!port) throw new Error('transport-worker must run in a worker thread');
-const config = workerData as WorkerStartConfig;
-
-/** The session clock's zero on this thread's `performance.now()` (read per pipe read: the
- *  `timeOrigin` getter is not free). */
-const clockZero = config.startedAtEpochMs - performance.timeOrigin;
-function now(): number {
-  return performance.now() - clockZero;
-}
-
-function post(msg: FromWorker, transfer: ArrayBuffer[] = []): void {
-  port?.postMessage(msg, transfer);
-}
-
-let readerMode = config.readerMode;
-let stopping = false;
-let stopped = false;
-let overloadPaused = false;
-/** The policy the current overload episode was reported to main with (null: none yet). */
-let overloadReported: OverloadPolicy | null = null;
-let lastStdoutByteAt: number | null = null;
-let stdoutEnded = false;
-let stderrBytes = 0;
-let notReadingMs = 0;
-let notReadingSince: number | null = null;
-// The stream flows as soon as its data listener is attached: start "reading" so that a session
-// created paused records when it stopped reading (the write-blocked rule counts from there).
-let reading = true;
-let stdinBytes = 0;
-let stdinWaitMs = 0;
-let stdinPendingSince: number | null = null;
-let stdinClosed = false;
-let runner: ChildRunner | null = null;
-/** When the outbox last posted a batch (paces scheduleFlush). */
-let lastPostAt = Number.NEGATIVE_INFINITY;
-
-const outbox = new Outbox({
-  creditFrames: config.creditFrames,
-  creditBytes: config.creditBytes,
-  spillMaxBytes: config.spillMaxBytes,
-  now,
-  post: ({ metas, buffers, slabs, transfer }) => {
-    lastPostAt = now();
-    post({ type: 'frames', metas, buffers, ...(slabs && { slabs }) }, transfer);
-  },
-  onOverload: () => {
-    // Once an episode (the spill full, until it drains to half) and policy: with `drop`, every
-    // frame past the bound comes here, and a message each would flood main in turn. (A policy
-    // changed mid-episode is reported: main must hear of a `terminate`.)
-    if (overloadReported !== config.overloadPolicy) {
-      const held = { frames: outbox.spillFrames, bytes: outbox.spillBytes };
-      post({ type: 'overload', policy: config.overloadPolicy, t: now(), ...held });
-      overloadReported = config.overloadPolicy;
-    }
-    // While stopping, reading goes on whatever the policy: `pause` cannot hold it back, so
-    // past the bound frames are dropped (counted), or the final flush would have no bound.
-    if (config.overloadPolicy === 'pause' && !stopping) {
-      overloadPaused = true;
-      applyReading();
-      return true;
-    }
-    if (config.overloadPolicy === 'terminate') void stop('overload');
-    return false;
-  },
-  onSeal: (chunk) => stdout.sealed(chunk),
-});
-
-const stdout = new StdoutReader(config.maxFrameBytes, outbox, (info) => {
-  post({ type: 'oversize', ...info, t: now() });
-  if (info.phase === 'start' && config.onOversize === 'terminate') void stop('oversize');
-});
-
-/** One read of stdout (a chunk of the pipe, or of the channel's socket). */
-function onStdoutChunk(chunk: Buffer): void {
-  lastStdoutByteAt = now();
-  stdout.push(chunk, lastStdoutByteAt);
-  if (readerMode === 'naive' && !stopping) applyReading();
-  scheduleFlush();
-}
-
-function attach(r: ChildRunner): void {
-  const child = r.child;
-  let spawned = false;
-  child.once('spawn', () => {
-    spawned = true;
-    post({ type: 'spawned', pid: child.pid ?? -1, t: now() });
-    applyReading();
-  });
-  child.on('error', (e: NodeJS.ErrnoException) => {
-    if (spawned) return; // kill() failures after spawn are reported by the stop ladder
-    post({ type: 'spawn-error', code: e.code ?? 'ESPAWN', message: e.message });
-    r.markSpawnFailed();
-    finish(null);
-  });
-  // The channel's socket hands its reads to onStdoutChunk itself (`onread`): no 'data' events.
-  if (!channel) r.stdout.on('data', onStdoutChunk);
-  r.stdout.on('end', () => {
-    stdoutEnded = true;
-    const partialBytes = stdout.end();
-    outbox.flush(); // the last frames before the end, as far as credits allow
-    post({ type: 'stdout-end', partialBytes, t: now() });
-    applyReading();
-  });
-  r.stdout.on('error', () => {});
-  r.stderr.on('data', onStderr);
-  r.stderr.on('error', () => {});
-  r.stdin.on('error', () => {
-    // EPIPE: the server closed its stdin (or exited). Writes now fail fast (HARDENING.md 19).
-    stdinClosed = true;
-    endStdinWait();
-  });
-  r.stdin.on('drain', endStdinWait);
-}
-
-let stderrChunks: Buffer[] = [];
-let stderrPending = 0;
-let stderrTimer: NodeJS.Timeout | null = null;
-function flushStderr(): void {
-  if (stderrTimer) clearTimeout(stderrTimer);
-  stderrTimer = null;
-  if (stderrPending === 0) return;
-  const data = new Uint8Array(stderrPending);
-  let at = 0;
-  for (const c of stderrChunks) {
-    data.set(c, at);
-    at += c.length;
-  }
-  stderrChunks = [];
-  stderrPending = 0;
-  post({ type: 'stderr', data, t: now() }, [data.buffer]);
-}
-function onStderr(chunk: Buffer): void {
-  stderrBytes += chunk.length;
-  stderrChunks.push(chunk);
-  stderrPending += chunk.length;
-  if (stderrPending >= STDERR_FLUSH_BYTES) flushStderr();
-  else if (!stderrTimer) stderrTimer = setTimeout(flushStderr, STDERR_FLUSH_MS);
-}
-
-function endStdinWait(): void {
-  if (stdinPendingSince === null) return;
-  stdinWaitMs += now() - stdinPendingSince;
-  stdinPendingSince = null;
-}
-
-function write(seq: number, data: Uint8Array): void {
-  const startedAt = now();
-  const stdin = runner?.stdin;
-  if (!stdin || stdinClosed || stdin.destroyed || !stdin.writable) {
-    post({ type: 'write-done', seq, waitedMs: 0, error: 'server closed stdin' });
-    return;
-  }
-  const ok = stdin.write(data, (e) => {
-    if (e) {
-      stdinClosed = true;
-      post({ type: 'write-done', seq, waitedMs: now() - startedAt, error: e.message });
-      return;
-    }
-    stdinBytes += data.length;
-    post({ type: 'write-done', seq, waitedMs: now() - startedAt });
-  });
-  if (!ok && stdinPendingSince === null) stdinPendingSince = now();
-}
-
-function shouldRead(): boolean {
-  if (stopping) return true; // keep draining during the stop ladder's grace periods
-  if (readerMode === 'paused' || overloadPaused) return false;
-  if (readerMode === 'naive' && outbox.busy) return false;
-  return true;
-}
-
-function applyReading(): void {
-  const want = shouldRead() && !stdoutEnded;
-  if (want === reading) return;
-  reading = want;
-  const stdout = runner?.stdout;
-  if (want) {
-    if (notReadingSince !== null) notReadingMs += now() - notReadingSince;
-    notReadingSince = null;
-    stdout?.resume();
-  } else {
-    notReadingSince = now();
-    stdout?.pause();
-  }
-}
 
 /**
  * While frames keep coming, the open batch is sealed and posted at most once a POST_EVERY_MS; a
  * full batch the credits let go leaves on the next turn, as does the first frame after a quiet
  * spell. A server that writes a line per write — most SDK servers — otherwise cost a post to
- * main and a credit back per pipe read: 18,600 of each for 200,000 notifications (and, while
- * main was out of credits, a small batch sealed per read, all posted at once when credits came
- * back). Frames keep their arrival time (`t`). The naive reader waits for main after every read:
- * never held there.
+ * main and a credit back per pipe read (and, while main was out of credits, a small batch sealed
+ * per read, all posted at once when credits came back). Frames keep their arrival time (`t`).
+ * The naive reader waits for main after every read: never held there.
  */
 const POST_EVERY_MS = 1;
-let flushScheduled = false;
-function scheduleFlush(): void {
-  // (Reads of a long line leave nothing to post until it ends.)
-  if (flushScheduled || !outbox.holding) return;
-  flushScheduled = true;
-  const wait = lastPostAt + POST_EVERY_MS - now();
-  if (wait <= 0 || outbox.readyToPost || readerMode === 'naive') setImmediate(flushNow);
-  else setTimeout(flushNow, wait);
-}
 
-function flushNow(): void {
-  flushScheduled = false;
-  outbox.flush();
-}
+export class TransportWorker {
+  private readonly store = new DisposableStore();
+  private readonly outbox: Outbox;
+  private readonly stdout: StdoutReader;
+  private readonly stderr: StderrBatcher;
+  private readonly stdin: StdinWriter;
+  /** The session clock's zero on this thread's `performance.now()` (read per pipe read: the
+   *  `timeOrigin` getter is not free). */
+  private readonly clockZero: number;
+  private runner: ChildRunner | null = null;
+  private channel: StdoutChannel | null = null;
+  private readerMode: ReaderMode;
+  private stopping = false;
+  private stopped = false;
+  private overloadPaused = false;
+  /** The policy the current overload episode was reported to main with (null: none yet). */
+  private overloadReported: OverloadPolicy | null = null;
+  private lastStdoutByteAt: number | null = null;
+  private stdoutEnded = false;
+  private notReadingMs = 0;
+  private notReadingSince: number | null = null;
+  // The stream flows as soon as its data listener is attached: start "reading" so that a session
+  // created paused records when it stopped reading (the write-blocked rule counts from there).
+  private reading = true;
+  /** When the outbox last posted a batch (paces scheduleFlush). */
+  private lastPostAt = Number.NEGATIVE_INFINITY;
+  private flushScheduled = false;
 
-function counters(): WorkerCounters {
-  const s = stdout.stats;
-  return {
-    t: now(),
-    stdoutBytes: s.bytesIn,
-    stderrBytes,
-    lineBytes: s.lineBytes,
-    frames: s.frames,
-    largestFrameBytes: s.largestFrameBytes,
-    parseErrors: stdout.parseErrors,
-    oversizeFrames: s.oversizeFrames,
-    pendingBytes: s.pendingBytes,
-    partialBytesAtEof: s.partialBytesAtEof,
-    lastStdoutByteAt,
-    dispatcherWaitMs: outbox.currentWaitMs(),
-    dispatcherLongestWaitMs: outbox.currentLongestWaitMs(),
-    spillFrames: outbox.spillFrames,
-    spillBytes: outbox.spillBytes,
-    maxSpillFrames: outbox.maxSpillFrames,
-    droppedFrames: outbox.droppedFrames,
-    droppedBytes: outbox.droppedBytes,
-    readingStdout: reading,
-    notReadingMs: notReadingMs + (notReadingSince === null ? 0 : now() - notReadingSince),
-    notReadingSince,
-    stdinBytes,
-    stdinWaitMs: stdinWaitMs + (stdinPendingSince === null ? 0 : now() - stdinPendingSince),
-    stdinPendingBytes: runner?.stdin.writableLength ?? 0,
-    stdinPendingSince,
-    stdinClosed,
-    stdoutEnded,
+  /** Makes the worker and starts the server; main's messages are taken once it runs. */
+  static async start(port: MessagePort, config: WorkerStartConfig): Promise<TransportWorker> {
+    const worker = new TransportWorker(port, config);
+    await worker.spawn();
+    return worker;
+  }
+
+  private constructor(
+    private readonly port: MessagePort,
+    private readonly config: WorkerStartConfig,
+  ) {
+    this.clockZero = config.startedAtEpochMs - performance.timeOrigin;
+    this.readerMode = config.readerMode;
+    this.outbox = new Outbox({
+      creditFrames: config.creditFrames,
+      creditBytes: config.creditBytes,
+      spillMaxBytes: config.spillMaxBytes,
+      now: this.now,
+      post: ({ metas, buffers, slabs, transfer }) => {
+        this.lastPostAt = this.now();
+        this.post({ type: 'frames', metas, buffers, ...(slabs && { slabs }) }, transfer);
+      },
+      onOverload: () => this.onOverload(),
+      onSeal: (chunk) => this.stdout.sealed(chunk),
+    });
+    this.stdout = new StdoutReader(config.maxFrameBytes, this.outbox, (info) => {
+      this.post({ type: 'oversize', ...info, t: this.now() });
+      if (info.phase === 'start' && this.config.onOversize === 'terminate') void this.stop();
+    });
+    this.stderr = this.store.add(
+      new StderrBatcher((data) =>
+        this.post({ type: 'stderr', data, t: this.now() }, [data.buffer as ArrayBuffer]),
+      ),
+    );
+    this.stdin = new StdinWriter(this.now, (seq, waitedMs, error) =>
+      this.post({ type: 'write-done', seq, waitedMs, ...(error !== undefined && { error }) }),
+    );
+    const countersTimer = setInterval(
+      () => this.post({ type: 'counters', counters: this.counters() }),
+      COUNTERS_EVERY_MS,
+    );
+    this.store.add(toDisposable(() => clearInterval(countersTimer)));
+  }
+
+  private readonly now = (): number => performance.now() - this.clockZero;
+
+  private post(msg: FromWorker, transfer: ArrayBuffer[] = []): void {
+    this.port.postMessage(msg, transfer);
+  }
+
+  /**
+   * The server, last of all (a spawn that throws at once finishes here, and finish() needs all
+   * of the above). Stdout comes through the socket channel where it can be made (see
+   * stdout-channel.ts), else through Node's pipe. Messages from main wait meanwhile: the port's
+   * listener is attached at the end.
+   */
+  private async spawn(): Promise<void> {
+    const c = this.config;
+    const readBuffers = new ReadBuffers(() => this.stdout.lineBytes);
+    this.channel =
+      c.stdoutChannel === 'pipe' ? null : await openStdoutChannel(readBuffers, this.onStdoutChunk);
+    try {
+      this.runner = new ChildRunner(
+        { command: c.command, args: c.args, cwd: c.cwd, env: c.env },
+        this.now,
+        (exit) => this.onExit(exit),
+        this.channel,
+      );
+    } catch (e) {
+      // Synchronous spawn failures (bad arguments): report them like ENOENT, as data.
+      const error = e as NodeJS.ErrnoException;
+      this.post({ type: 'spawn-error', code: error.code ?? 'ESPAWN', message: error.message });
+    }
+    if (this.runner) this.attach(this.runner);
+    else this.finish(null);
+    this.store.add(listen(this.port, 'message', (msg: ToWorker) => this.onMessage(msg)));
+  }
+
+  /** One read of stdout (a chunk of the pipe, or of the channel's socket). */
+  private readonly onStdoutChunk = (chunk: Buffer): void => {
+    const at = this.now();
+    this.lastStdoutByteAt = at;
+    this.stdout.push(chunk, at);
+    if (this.readerMode === 'naive' && !this.stopping) this.applyReading();
+    this.scheduleFlush();
   };
-}
 
-const countersTimer = setInterval(
-  () => post({ type: 'counters', counters: counters() }),
-  COUNTERS_EVERY_MS,
-);
-
-function onExit(exit: ExitInfo): void {
-  outbox.flush(); // frames read before the exit go before it (as far as credits allow)
-  post({ type: 'exit', exit });
-  post({ type: 'counters', counters: counters() });
-}
-
-async function stop(reason: string): Promise<void> {
-  if (stopping) return;
-  stopping = true;
-  void reason;
-  overloadPaused = false;
-  applyReading();
-  if (!runner) return finish(null);
-  await runner.stop(config.stopGraceMs);
-  finish(runner.exit);
-}
-
-function finish(exit: ExitInfo | null): void {
-  if (stopped) return;
-  stopped = true;
-  flushStderr();
-  if (!stdoutEnded && runner) {
-    // The ladder abandoned a stdout still held outside our group: the line in progress is
-    // partial at "EOF" all the same (the byte invariant and truncated-at-exit rely on it).
-    stdoutEnded = true;
-    post({ type: 'stdout-end', partialBytes: stdout.end(), t: now() });
+  private attach(r: ChildRunner): void {
+    const child = r.child;
+    let spawned = false;
+    child.once('spawn', () => {
+      spawned = true;
+      this.post({ type: 'spawned', pid: child.pid ?? -1, t: this.now() });
+      this.applyReading();
+    });
+    child.on('error', (e: NodeJS.ErrnoException) => {
+      if (spawned) return; // kill() failures after spawn are reported by the stop ladder
+      this.post({ type: 'spawn-error', code: e.code ?? 'ESPAWN', message: e.message });
+      r.markSpawnFailed();
+      this.finish(null);
+    });
+    // The channel's socket hands its reads to onStdoutChunk itself (`onread`): no 'data' events.
+    if (!this.channel) r.stdout.on('data', this.onStdoutChunk);
+    r.stdout.on('end', () => {
+      this.stdoutEnded = true;
+      const partialBytes = this.stdout.end();
+      this.outbox.flush(); // the last frames before the end, as far as credits allow
+      this.post({ type: 'stdout-end', partialBytes, t: this.now() });
+      this.applyReading();
+    });
+    r.stdout.on('error', () => {});
+    r.stderr.on('data', (chunk: Buffer) => this.stderr.push(chunk));
+    r.stderr.on('error', () => {});
+    this.stdin.attach(r.stdin);
   }
-  // Everything still spilled goes now, credits or not: nothing is lost silently.
-  outbox.releaseAll();
-  clearInterval(countersTimer);
-  post({ type: 'stopped', exit, counters: counters() });
-  port?.close();
-}
 
-// The server, last of all (a spawn that throws at once finishes here, and finish() needs all of
-// the above). Stdout comes through the socket channel where it can be made (see
-// stdout-channel.ts), else through Node's pipe. Messages from main wait meanwhile: the port's
-// listener is attached below.
-const readBuffers = new ReadBuffers(() => stdout.lineBytes);
-const channel =
-  config.stdoutChannel === 'pipe' ? null : await openStdoutChannel(readBuffers, onStdoutChunk);
+  private onOverload(): boolean {
+    const policy = this.config.overloadPolicy;
+    // Once an episode (the spill full, until it drains to half) and policy: with `drop`, every
+    // frame past the bound comes here, and a message each would flood main in turn. (A policy
+    // changed mid-episode is reported: main must hear of a `terminate`.)
+    if (this.overloadReported !== policy) {
+      const held = { frames: this.outbox.spillFrames, bytes: this.outbox.spillBytes };
+      this.post({ type: 'overload', policy, t: this.now(), ...held });
+      this.overloadReported = policy;
+    }
+    // While stopping, reading goes on whatever the policy: `pause` cannot hold it back, so
+    // past the bound frames are dropped (counted), or the final flush would have no bound.
+    if (policy === 'pause' && !this.stopping) {
+      this.overloadPaused = true;
+      this.applyReading();
+      return true;
+    }
+    if (policy === 'terminate') void this.stop();
+    return false;
+  }
 
-try {
-  runner = new ChildRunner(
-    { command: config.command, args: config.args, cwd: config.cwd, env: config.env },
-    now,
-    onExit,
-    channel,
-  );
-} catch (e) {
-  // Synchronous spawn failures (bad arguments): report them like ENOENT, as data.
-  const error = e as NodeJS.ErrnoException;
-  post({ type: 'spawn-error', code: error.code ?? 'ESPAWN', message: error.message });
-}
-if (runner) attach(runner);
-else finish(null);
+  private shouldRead(): boolean {
+    if (this.stopping) return true; // keep draining during the stop ladder's grace periods
+    if (this.readerMode === 'paused' || this.overloadPaused) return false;
+    if (this.readerMode === 'naive' && this.outbox.busy) return false;
+    return true;
+  }
 
-port.on('message', (msg: ToWorker) => {
-  switch (msg.type) {
-    case 'credit':
-      if (msg.spare) outbox.recycle(msg.spare);
-      outbox.credit(msg.frames, msg.bytes);
-      // Batches held for credits go now; the open one as scheduleFlush paces it.
-      if (outbox.readyToPost) outbox.flush();
-      else scheduleFlush();
-      if (outbox.belowHalf) {
-        // The episode is over once the spill has drained (by the flush just made, or before).
-        overloadPaused = false;
-        overloadReported = null;
-      }
-      applyReading();
-      break;
-    case 'write':
-      write(msg.seq, msg.data);
-      break;
-    case 'limits':
-      if (msg.maxFrameBytes !== undefined) {
-        config.maxFrameBytes = msg.maxFrameBytes;
-        stdout.setMaxFrameBytes(msg.maxFrameBytes);
-      }
-      if (msg.onOversize !== undefined) config.onOversize = msg.onOversize;
-      if (msg.overloadPolicy !== undefined) {
-        config.overloadPolicy = msg.overloadPolicy;
-        if (msg.overloadPolicy !== 'pause' && overloadPaused) {
-          overloadPaused = false;
-          applyReading();
+  private applyReading(): void {
+    const want = this.shouldRead() && !this.stdoutEnded;
+    if (want === this.reading) return;
+    this.reading = want;
+    const stdout = this.runner?.stdout;
+    if (want) {
+      if (this.notReadingSince !== null) this.notReadingMs += this.now() - this.notReadingSince;
+      this.notReadingSince = null;
+      stdout?.resume();
+    } else {
+      this.notReadingSince = this.now();
+      stdout?.pause();
+    }
+  }
+
+  private scheduleFlush(): void {
+    // (Reads of a long line leave nothing to post until it ends.)
+    if (this.flushScheduled || !this.outbox.holding) return;
+    this.flushScheduled = true;
+    const wait = this.lastPostAt + POST_EVERY_MS - this.now();
+    if (wait <= 0 || this.outbox.readyToPost || this.readerMode === 'naive')
+      setImmediate(this.flushNow);
+    else setTimeout(this.flushNow, wait);
+  }
+
+  private readonly flushNow = (): void => {
+    this.flushScheduled = false;
+    this.outbox.flush();
+  };
+
+  private counters(): WorkerCounters {
+    const s = this.stdout.stats;
+    const now = this.now();
+    return {
+      t: now,
+      stdoutBytes: s.bytesIn,
+      stderrBytes: this.stderr.bytes,
+      lineBytes: s.lineBytes,
+      frames: s.frames,
+      largestFrameBytes: s.largestFrameBytes,
+      parseErrors: this.stdout.parseErrors,
+      oversizeFrames: s.oversizeFrames,
+      pendingBytes: s.pendingBytes,
+      partialBytesAtEof: s.partialBytesAtEof,
+      lastStdoutByteAt: this.lastStdoutByteAt,
+      dispatcherWaitMs: this.outbox.currentWaitMs(),
+      dispatcherLongestWaitMs: this.outbox.currentLongestWaitMs(),
+      spillFrames: this.outbox.spillFrames,
+      spillBytes: this.outbox.spillBytes,
+      maxSpillFrames: this.outbox.maxSpillFrames,
+      droppedFrames: this.outbox.droppedFrames,
+      droppedBytes: this.outbox.droppedBytes,
+      readingStdout: this.reading,
+      notReadingMs:
+        this.notReadingMs + (this.notReadingSince === null ? 0 : now - this.notReadingSince),
+      notReadingSince: this.notReadingSince,
+      stdinBytes: this.stdin.bytes,
+      stdinWaitMs: this.stdin.waitMs(),
+      stdinPendingBytes: this.stdin.pendingBytes(),
+      stdinPendingSince: this.stdin.pendingSince,
+      stdinClosed: this.stdin.closed,
+      stdoutEnded: this.stdoutEnded,
+    };
+  }
+
+  private onExit(exit: ExitInfo): void {
+    this.outbox.flush(); // frames read before the exit go before it (as far as credits allow)
+    this.post({ type: 'exit', exit });
+    this.post({ type: 'counters', counters: this.counters() });
+  }
+
+  private onMessage(msg: ToWorker): void {
+    switch (msg.type) {
+      case 'credit':
+        if (msg.spare) this.outbox.recycle(msg.spare);
+        this.outbox.credit(msg.frames, msg.bytes);
+        // Batches held for credits go now; the open one as scheduleFlush paces it.
+        if (this.outbox.readyToPost) this.outbox.flush();
+        else this.scheduleFlush();
+        if (this.outbox.belowHalf) {
+          // The episode is over once the spill has drained (by the flush just made, or before).
+          this.overloadPaused = false;
+          this.overloadReported = null;
         }
-      }
-      break;
-    case 'reader-mode':
-      readerMode = msg.mode;
-      applyReading();
-      break;
-    case 'stop':
-      void stop(msg.reason);
-      break;
+        this.applyReading();
+        break;
+      case 'write':
+        this.stdin.write(msg.seq, msg.data);
+        break;
+      case 'limits':
+        this.setLimits(msg);
+        break;
+      case 'reader-mode':
+        this.readerMode = msg.mode;
+        this.applyReading();
+        break;
+      case 'stop':
+        void this.stop();
+        break;
+    }
   }
-});
+
+  private setLimits(msg: Extract<ToWorker, { type: 'limits' }>): void {
+    const c = this.config;
+    if (msg.maxFrameBytes !== undefined) {
+      c.maxFrameBytes = msg.maxFrameBytes;
+      this.stdout.setMaxFrameBytes(msg.maxFrameBytes);
+    }
+    if (msg.onOversize !== undefined) c.onOversize = msg.onOversize;
+    if (msg.overloadPolicy !== undefined) {
+      c.overloadPolicy = msg.overloadPolicy;
+      if (msg.overloadPolicy !== 'pause' && this.overloadPaused) {
+        this.overloadPaused = false;
+        this.applyReading();
+      }
+    }
+  }
+
+  private async stop(): Promise<void> {
+    if (this.stopping) return;
+    this.stopping = true;
+    this.overloadPaused = false;
+    this.applyReading();
+    if (!this.runner) return this.finish(null);
+    await this.runner.stop(this.config.stopGraceMs);
+    this.finish(this.runner.exit);
+  }
+
+  private finish(exit: ExitInfo | null): void {
+    if (this.stopped) return;
+    this.stopped = true;
+    this.stderr.flush();
+    if (!this.stdoutEnded && this.runner) {
+      // The ladder abandoned a stdout still held outside our group: the line in progress is
+      // partial at "EOF" all the same (the byte invariant and truncated-at-exit rely on it).
+      this.stdoutEnded = true;
+      this.post({ type: 'stdout-end', partialBytes: this.stdout.end(), t: this.now() });
+    }
+    // Everything still spilled goes now, credits or not: nothing is lost silently.
+    this.outbox.releaseAll();
+    this.store.dispose();
+    this.post({ type: 'stopped', exit, counters: this.counters() });
+    this.port.close();
+  }
+}
