@@ -8,7 +8,12 @@ export default defineConfig({
       {
         test: {
           name: 'unit',
-          include: ['electron/**/*.test.ts', 'shared/**/*.test.ts', 'renderer/**/*.test.{ts,tsx}'],
+          include: [
+            'electron/**/*.test.ts',
+            'shared/**/*.test.ts',
+            'renderer/**/*.test.{ts,tsx}',
+            'test/*.test.ts',
+          ],
           environment: 'node',
         },
       },

@@ -2,16 +2,12 @@
  * What a host shows as a session tab: a live session (a server we run, live-session.ts) or a
  * read-only one opened from a trace file (trace-sessions.ts). The channels that make sense for
  * both (stop, close, a frame's page, an export) take a HostedSession and never ask which kind
- * it is; HostContext.find is the one place that looks an id up in both.
+ * it is; HostContext.find (context.ts) is the one place that looks an id up in both.
  */
 import type { FramePage } from '../../../shared/frames.js';
-import type { HostEvent } from '../../../shared/host-api.js';
-import { err, type Result } from '../../../shared/result.js';
+import type { Result } from '../../../shared/result.js';
 import type { SessionInfo } from '../../../shared/session-info.js';
 import type { ExportFormat, TraceExport } from '../../../shared/trace-api.js';
-import type { Session } from '../session/session.js';
-import type { LiveSession } from './live-session.js';
-import type { TraceSessions } from './trace-sessions.js';
 
 export interface HostedSession {
   readonly id: string;
@@ -23,60 +19,4 @@ export interface HostedSession {
   close(): Promise<void>;
   framePage(seq: number, offset: number, length: number): Promise<Result<FramePage>>;
   exportTrace(format: ExportFormat): Promise<Result<TraceExport>>;
-}
-
-/** What the domain handlers (handlers/*.ts) are given of the SessionManager. */
-export interface HostContext {
-  /** A live or a trace session by id: the one lookup of both kinds. */
-  find(id: string): HostedSession | null;
-  /** A live session by id. */
-  live(id: string): LiveSession | null;
-  /** Live sessions starting or running (the cap counts both). */
-  liveCount(): number;
-  /** Registers a live session just created; its events now reach subscribers. */
-  adopt(session: Session, info: SessionInfo): LiveSession;
-  /** Removes a session from the host (after it was closed). */
-  forget(id: string): void;
-  readonly traces: TraceSessions;
-  /** Every session's info, live then traces. */
-  infos(): SessionInfo[];
-  emit(e: HostEvent): void;
-  /** The session list changed (state, title, a recording): tell every subscriber. */
-  sessionsChanged(): void;
-}
-
-/** `fn` on the session `id`, of either kind. */
-export async function withHosted<T>(
-  ctx: HostContext,
-  id: string,
-  fn: (s: HostedSession) => Promise<Result<T>>,
-): Promise<Result<T>> {
-  const s = ctx.find(id);
-  return s ? fn(s) : err('ENOSESSION', `no session ${id}`);
-}
-
-/** `fn` on the live session `id`. */
-export async function withLive<T>(
-  ctx: HostContext,
-  id: string,
-  fn: (s: LiveSession) => Promise<Result<T>> | Result<T>,
-): Promise<Result<T>> {
-  const s = ctx.live(id);
-  if (s) return fn(s);
-  const why = ctx.find(id)
-    ? `session ${id} is a trace: no server runs behind it`
-    : `no session ${id}`;
-  return err('ENOSESSION', why);
-}
-
-/** `fn` on the live session `id` while its server is running. */
-export async function withRunning<T>(
-  ctx: HostContext,
-  id: string,
-  fn: (s: LiveSession) => Result<T>,
-): Promise<Result<T>> {
-  return withLive(ctx, id, (s) => {
-    const state = s.session.state;
-    return state === 'running' ? fn(s) : err('ENOTRUNNING', `session is ${state}`);
-  });
 }

@@ -15,13 +15,14 @@ import { DisposableStore, toDisposable } from '../../../shared/lifecycle.js';
 import type { Result } from '../../../shared/result.js';
 import type { SessionInfo } from '../../../shared/session-info.js';
 import type { Session } from '../session/session.js';
+import type { HostContext } from './context.js';
 import { HandlerRegistry } from './handler-registry.js';
 import { registerConfigHandlers } from './handlers/config.js';
 import { registerFrameHandlers } from './handlers/frames.js';
 import { registerRequestHandlers } from './handlers/requests.js';
 import { registerSessionHandlers } from './handlers/sessions.js';
 import { registerTraceHandlers } from './handlers/traces.js';
-import type { HostContext, HostedSession } from './hosted.js';
+import type { HostedSession } from './hosted.js';
 import { LiveSession } from './live-session.js';
 import { TraceSessions } from './trace-sessions.js';
 

@@ -1,6 +1,7 @@
 /** A page of a frame's bytes (the renderer never receives a whole large frame), of either kind. */
+
+import { type HostContext, withHosted } from '../context.js';
 import type { HandlerRegistry } from '../handler-registry.js';
-import { type HostContext, withHosted } from '../hosted.js';
 
 export function registerFrameHandlers(on: HandlerRegistry, ctx: HostContext): void {
   on.on('frame:page', (p) =>

@@ -4,8 +4,8 @@
  */
 import { err, ok } from '../../../../shared/result.js';
 import { callTool } from '../../session/mcp-client.js';
+import { type HostContext, withRunning } from '../context.js';
 import type { HandlerRegistry } from '../handler-registry.js';
-import { type HostContext, withRunning } from '../hosted.js';
 
 export function registerRequestHandlers(on: HandlerRegistry, ctx: HostContext): void {
   on.on('request:call-tool', (p) =>

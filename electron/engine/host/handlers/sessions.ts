@@ -8,8 +8,8 @@ import { err, ok, type Result } from '../../../../shared/result.js';
 import type { SessionInfo } from '../../../../shared/session-info.js';
 import { DEMO_CATALOG } from '../../../demo-servers/catalog.js';
 import { SessionError } from '../../session/session.js';
+import { type HostContext, withHosted, withLive } from '../context.js';
 import type { HandlerRegistry } from '../handler-registry.js';
-import { type HostContext, withHosted, withLive } from '../hosted.js';
 import { createSession, handshake } from '../launch.js';
 
 /** Sessions starting or running at once. */

@@ -3,8 +3,8 @@
  * replaying it against a server, and exporting it (or a live session's recording).
  */
 import { err } from '../../../../shared/result.js';
+import { type HostContext, withHosted } from '../context.js';
 import type { HandlerRegistry } from '../handler-registry.js';
-import { type HostContext, withHosted } from '../hosted.js';
 
 export function registerTraceHandlers(on: HandlerRegistry, ctx: HostContext): void {
   on.on('trace:open', (p) => ctx.traces.open(p.path));
