@@ -10,7 +10,8 @@ import type { ProbeReport } from '../../shared/probe-report.js';
 import type { OversizePolicy, ReaderMode } from '../../shared/session-options.js';
 import { buildProbeReport, exitStatusFor } from '../engine/session/build-report.js';
 import { callTool, initialize, listTools, McpFlowError } from '../engine/session/mcp-client.js';
-import { Session, SessionError } from '../engine/session/session.js';
+import { Session } from '../engine/session/session.js';
+import { SessionError } from '../engine/session/types.js';
 
 export interface ProbeOptions {
   command: string;

@@ -9,7 +9,7 @@ import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { SessionError } from '../../dist/electron/engine/session/session.js';
+import { SessionError } from '../../dist/electron/engine/session/types.js';
 import { defaultEnvNames } from '../../dist/electron/engine/transport/child-env.js';
 import type { ProbeReport } from '../../dist/shared/probe-report.js';
 import {

@@ -12,7 +12,8 @@ import {
   type Tool,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { RequestRecord } from '../../../shared/requests.js';
-import type { SendOptions, Session } from './session.js';
+import type { Session } from './session.js';
+import type { SendOptions } from './types.js';
 
 export const CLIENT_INFO = { name: 'pipescope', version: '0.1.0' };
 const MAX_TOOL_PAGES = 100;

@@ -9,6 +9,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { EventEmitter } from 'node:events';
+import { DisposableStore, listen, toDisposable } from '../../../shared/lifecycle.js';
 import type { LiveMetrics } from '../../../shared/metrics.js';
 import type { JsonRpcId, RequestRecord } from '../../../shared/requests.js';
 import {
@@ -18,37 +19,29 @@ import {
 } from '../../../shared/session-config.js';
 import type { SessionState } from '../../../shared/session-info.js';
 import type { ReaderMode } from '../../../shared/session-options.js';
-import { type ExitInfo, SPILL_MAX_FRAMES, type WorkerCounters } from '../../wire/protocol.js';
-import { type StopResult, Transport } from '../transport/transport.js';
+import type { ExitInfo, WorkerCounters } from '../../wire/protocol.js';
+import { type StopResult, Transport, type TransportEvents } from '../transport/transport.js';
 import { Dispatcher } from './dispatcher.js';
-import { FindingsEngine } from './findings-engine.js';
+import { FindingsEngine, type TickState } from './findings-engine.js';
 import { FrameStore } from './frame-store.js';
 import { InboundRouter, type PollutionEntry } from './inbound-router.js';
 import { SessionMetrics } from './live-metrics.js';
+import { Outgoing } from './outgoing.js';
 import { RecoveryVerdict } from './recovery-verdict.js';
 import { RequestTable } from './request-table.js';
 import { StderrRing } from './stderr-ring.js';
+import { timeoutMessage } from './timeout-forensics.js';
+import { watchTransportFindings } from './transport-findings.js';
 import {
   type RecoveryResult,
   type SendOptions,
   type Sent,
   SessionError,
   type SessionEvents,
+  spawnErrorMessage,
 } from './types.js';
-
-export type { PollutionEntry } from './inbound-router.js';
-export type {
-  RecoveryResult,
-  SendOptions,
-  Sent,
-  SessionEvents,
-  SessionState,
-} from './types.js';
-export { SessionError } from './types.js';
 
 const TICK_MS = 100;
-/** Hard cap on a request's lifetime relative to its (soft, progress-reset) timeout. */
-const HARD_TIMEOUT_FACTOR = 10;
 
 export class Session extends EventEmitter<SessionEvents> {
   readonly id = randomUUID();
@@ -66,15 +59,14 @@ export class Session extends EventEmitter<SessionEvents> {
   private readonly transport: Transport;
   private readonly dispatcher: Dispatcher;
   private readonly router: InboundRouter;
+  private readonly out: Outgoing;
   private readonly metrics = new SessionMetrics();
-  private readonly tickTimer: NodeJS.Timeout;
+  /** The tick timer and the listeners on the transport: released when the session stops. */
+  private readonly store = new DisposableStore();
   private readerMode: ReaderMode;
-  private cancellationsSent = 0;
   private lateResponses = 0;
   private processExits = 0;
   private exitedOnItsOwn = false;
-  /** Requests whose cancellation went out while the reader was not reading stdout. */
-  private readonly cancelledWhileNotReading = new Set<JsonRpcId>();
   private stopPromise: Promise<void> | null = null;
   private readonly started: Promise<void>;
 
@@ -104,7 +96,7 @@ export class Session extends EventEmitter<SessionEvents> {
         this.lateResponses += 1;
         // A response stuck in a pipe the host was not reading is late through no fault of the
         // server's: count it as late, but do not blame the server for ignoring the cancellation.
-        if (this.cancelledWhileNotReading.has(r.id)) return;
+        if (this.out.cancelledUnread(r.id)) return;
         this.findings.raise(
           'cancel-ignored',
           `request ${String(r.id)} (${r.method}) was answered ${Math.round(
@@ -120,10 +112,20 @@ export class Session extends EventEmitter<SessionEvents> {
       requests: this.requests,
       findings: this.findings,
       pollution: this.pollution,
-      write: (msg) => void this.writeMessage(msg),
+      write: (msg) => void this.out.write(msg),
       onFrame: (summary) => this.emit('frame', summary),
     });
     this.transport = Transport.start({ ...this.config, stopGraceMs: this.config.stopGraceMs });
+    this.out = new Outgoing({
+      requests: this.requests,
+      frames: this.frames,
+      transport: this.transport,
+      now: () => this.now(),
+      requestTimeoutMs: () => this.config.requestTimeoutMs,
+      blocked: () =>
+        this.stopPromise || this.state !== 'running' ? `the session is ${this.state}` : null,
+      onFrame: (summary) => this.emit('frame', summary),
+    });
     this.dispatcher = new Dispatcher({
       consume: (f) => this.router.route(f),
       credit: (frames, bytes) => this.transport.credit(frames, bytes),
@@ -138,14 +140,15 @@ export class Session extends EventEmitter<SessionEvents> {
       this.transport.once('spawn-error', (e) => {
         this.spawnError = e;
         this.setState('failed');
-        reject(new SessionError(e.code, spawnMessage(this.config.command, e)));
+        reject(new SessionError(e.code, spawnErrorMessage(this.config.command, e)));
         // Release the worker and the tick timer: a failed start owns nothing afterwards.
         void this.stop();
       });
     });
     this.started.catch(() => {});
     this.wireTransport();
-    this.tickTimer = setInterval(() => this.tick(), TICK_MS);
+    const tickTimer = setInterval(() => this.tick(), TICK_MS);
+    this.store.add(toDisposable(() => clearInterval(tickTimer)));
   }
 
   /** Resolves once the server process is running; rejects with a SessionError if it cannot start. */
@@ -167,54 +170,31 @@ export class Session extends EventEmitter<SessionEvents> {
     this.emit('state', s);
   }
 
+  private onTransport<E extends keyof TransportEvents>(
+    event: E,
+    listener: (...args: TransportEvents[E]) => void,
+  ): void {
+    this.store.add(listen(this.transport, event, listener as (...args: unknown[]) => void));
+  }
+
   private wireTransport(): void {
-    const t = this.transport;
-    t.on('frames', (frames) => {
+    this.onTransport('frames', (frames) => {
       this.dispatcher.enqueue(frames);
     });
-    t.on('stderr', (data, at) => {
+    this.onTransport('stderr', (data, at) => {
       const text = this.stderr.push(data, at);
       this.emit('stderr', text, at);
     });
-    t.on('oversize', (o) => {
-      this.emit('oversize', o);
-      if (o.phase === 'start') {
-        this.frames.add(
-          { dir: 'in', t: o.t, offset: o.offset, kind: 'oversize', problem: 'over maxFrameBytes' },
-          Buffer.alloc(0),
-        );
-        this.findings.raise(
-          'oversize-frame',
-          `a frame at offset ${o.offset} passed maxFrameBytes (${this.config.maxFrameBytes} bytes); ` +
-            (this.config.onOversize === 'terminate'
-              ? 'session ended'
-              : 'discarded to the next newline'),
-          o.t,
-        );
-        // The worker is already running the ladder: the session is stopping, so the exit that
-        // follows is ours, not a `server-exited`.
-        if (this.config.onOversize === 'terminate') void this.stop();
-      }
-    });
-    t.on('overload', (o) => {
-      this.findings.raise(
-        'dispatch-overflow',
-        `worker spill full: ${o.frames} frames, ${o.bytes} bytes held (bounds: ` +
-          `${this.config.spillMaxBytes} bytes, ${SPILL_MAX_FRAMES} frames); policy ${o.policy}`,
-        o.t,
-      );
-      if (o.policy === 'terminate') void this.stop();
-    });
-    t.on('stdout-end', (partial, at) => {
-      if (partial > 0) {
-        this.findings.raise(
-          'truncated-at-exit',
-          `stdout ended with ${partial} bytes of an unterminated frame (never delivered)`,
-          at,
-        );
-      }
-    });
-    t.on('exit', (exit) => {
+    this.store.add(
+      watchTransportFindings(this.transport, {
+        config: this.config,
+        findings: this.findings,
+        frames: this.frames,
+        oversize: (o) => this.emit('oversize', o),
+        stop: () => void this.stop(),
+      }),
+    );
+    this.onTransport('exit', (exit) => {
       this.exit = exit;
       this.processExits += 1;
       this.emit('exit', exit);
@@ -230,102 +210,46 @@ export class Session extends EventEmitter<SessionEvents> {
         void this.stop();
       }
     });
-    t.on('fatal', (message) => {
+    this.onTransport('fatal', (message) => {
       this.stderr.push(Buffer.from(`[pipescope] ${message}\n`), this.now());
       void this.stop();
     });
   }
 
-  private async writeMessage(msg: object): Promise<number> {
-    const line = Buffer.from(`${JSON.stringify(msg)}\n`, 'utf8');
-    const body = line.subarray(0, line.length - 1);
-    const m = msg as { id?: JsonRpcId; method?: string; result?: unknown; error?: unknown };
-    const kind =
-      m.method === undefined ? 'response' : m.id === undefined ? 'notification' : 'request';
-    const summary = this.frames.add(
-      { dir: 'out', t: this.now(), offset: null, kind, id: m.id, method: m.method },
-      body,
-    );
-    this.emit('frame', summary);
-    await this.transport.write(line);
-    return body.length;
-  }
-
   /** Sends a request; `done` settles when it completes, fails, is cancelled or times out. */
   send(method: string, params?: Record<string, unknown>, opts: SendOptions = {}): Sent {
-    const id = this.requests.allocateId();
-    let body = params;
-    let progressToken: JsonRpcId | null = null;
-    if (opts.progress) {
-      progressToken = `pipescope-${id}`;
-      const meta = (params?._meta as Record<string, unknown> | undefined) ?? {};
-      body = { ...params, _meta: { ...meta, progressToken } };
-    }
-    const msg = { jsonrpc: '2.0', id, method, ...(body === undefined ? {} : { params: body }) };
-    const requestBytes = Buffer.byteLength(JSON.stringify(msg));
-    const done = this.requests.add(id, method, params, {
-      t: this.now(),
-      requestBytes,
-      progressToken,
-      replayOf: opts.replayOf,
-    });
-    if (this.stopPromise || this.state !== 'running') {
-      // Nothing can carry it: fail it now rather than leave a promise no timer will settle.
-      this.requests.fail(id, { code: -32000, message: `not sent: the session is ${this.state}` });
-      return { id, done };
-    }
-    const timeout = opts.timeoutMs ?? this.config.requestTimeoutMs;
-    if (timeout > 0) this.requests.armTimeout(id, timeout, timeout * HARD_TIMEOUT_FACTOR);
-    void this.writeMessage(msg);
-    return { id, done };
+    return this.out.send(method, params, opts);
   }
 
   notify(method: string, params?: Record<string, unknown>): Promise<number> {
-    return this.writeMessage({ jsonrpc: '2.0', method, ...(params ? { params } : {}) });
+    return this.out.notify(method, params);
   }
 
   /** Sends notifications/cancelled for one of our in-flight requests (never initialize). */
   cancel(id: JsonRpcId, reason = 'cancelled by user'): { ok: true } | { ok: false; error: string } {
-    const r = this.requests.get(id);
-    if (!r) return { ok: false, error: `no request with id ${String(id)}` };
-    if (r.method === 'initialize') return { ok: false, error: 'initialize can never be cancelled' };
-    if (r.status !== 'pending') return { ok: false, error: `request ${String(id)} is ${r.status}` };
-    this.requests.markCancelled(id, this.now(), reason);
-    this.sendCancellation(id, reason);
-    return { ok: true };
+    return this.out.cancel(id, reason);
   }
 
-  private sendCancellation(id: JsonRpcId, reason: string): void {
-    this.cancellationsSent += 1;
-    if (this.transport.lastCounters?.readingStdout === false) this.cancelledWhileNotReading.add(id);
-    void this.notify('notifications/cancelled', { requestId: id, reason });
+  /** Re-sends a past request with a new id. */
+  replay(id: JsonRpcId): Sent | null {
+    return this.out.replay(id);
   }
 
   private onRequestTimeout(r: RequestRecord): void {
-    const s = this.tickState();
-    const forensics =
-      `outstanding [${[r, ...this.requests.inFlight()].map((x) => String(x.id)).join(', ')}], ` +
-      `${s.pendingBytes} bytes since last newline, last stdout byte ` +
-      `${s.lastStdoutByteAt === null ? 'never' : `${Math.round(s.t - s.lastStdoutByteAt)} ms ago`}, ` +
-      `${r.progressCount} progress notifications, reader ${this.readerMode}, ` +
-      `dispatcher depth ${s.dispatcherDepth}, stdin wait ${Math.round(this.metrics.latest.stdinWaitMs)} ms`;
+    const state = this.tickState();
+    const message = timeoutMessage(r, {
+      state,
+      outstanding: [r, ...this.requests.inFlight()],
+      stdinWaitMs: this.metrics.latest.stdinWaitMs,
+      answerQueued: this.dispatcher.holdsResponse(r.id),
+    });
     // No cancellation for initialize (DESIGN.md): nothing for a later answer to be late after.
     if (r.method !== 'initialize') {
       r.cancelledAt = this.now();
       r.cancelReason = 'timeout';
     }
-    // The host's own timer, while the answer already waits in its queue: say so.
-    const waiting = this.dispatcher.holdsResponse(r.id)
-      ? '; its answer was already waiting in the host queue'
-      : '';
-    this.findings.raise(
-      'request-timed-out',
-      `request ${String(r.id)} (${r.method}) timed out after ${Math.round(s.t - r.sentAt)} ms; ` +
-        `${r.method === 'initialize' ? 'no cancellation (initialize)' : 'cancellation sent'}${waiting}. State: ${forensics}`,
-      s.t,
-      r.id,
-    );
-    if (r.method !== 'initialize') this.sendCancellation(r.id, 'timeout');
+    this.findings.raise('request-timed-out', message, state.t, r.id);
+    if (r.method !== 'initialize') this.out.sendCancellation(r.id, 'timeout');
   }
 
   /** Times out every pending request now (a host deadline passed). */
@@ -365,14 +289,6 @@ export class Session extends EventEmitter<SessionEvents> {
     return this.dispatcher.depth + (this.transport.lastCounters?.spillFrames ?? 0);
   }
 
-  /** Re-sends a past request with a new id. */
-  replay(id: JsonRpcId): Sent | null {
-    const r = this.requests.get(id);
-    if (!r || r.method === 'initialize') return null;
-    const params = this.requests.params(id) as Record<string, unknown> | undefined;
-    return this.send(r.method, params, { progress: r.progressToken !== null, replayOf: id });
-  }
-
   setReaderMode(mode: ReaderMode): void {
     this.readerMode = mode;
     this.config.readerMode = mode;
@@ -398,7 +314,7 @@ export class Session extends EventEmitter<SessionEvents> {
     this.transport.setLimits(limits);
   }
 
-  private tickState(): import('./findings-engine.js').TickState {
+  private tickState(): TickState {
     const c = this.transport.lastCounters;
     const m = this.metrics.latest;
     return {
@@ -439,7 +355,7 @@ export class Session extends EventEmitter<SessionEvents> {
     return this.metrics.update(this.transport.lastCounters, {
       t: this.now(),
       mainQueueDepth: this.dispatcher.depth,
-      cancellationsSent: this.cancellationsSent,
+      cancellationsSent: this.out.cancellationsSent,
       lateResponses: this.lateResponses,
       processExits: this.processExits,
       requestsInFlight: this.requests.inFlight().length,
@@ -467,7 +383,7 @@ export class Session extends EventEmitter<SessionEvents> {
         this.now(),
       );
     }
-    clearInterval(this.tickTimer);
+    this.store.dispose();
     this.liveMetrics();
     // Nothing can answer now: a request still pending failed (never left hanging forever).
     const why = this.exitedOnItsOwn
@@ -478,12 +394,4 @@ export class Session extends EventEmitter<SessionEvents> {
     if (this.state !== 'failed') this.setState('stopped');
     this.removeAllListeners('tick');
   }
-}
-
-function spawnMessage(command: string, e: { code: string; message: string }): string {
-  if (e.code === 'ENOENT')
-    return `cannot start ${JSON.stringify(command)}: command not found (ENOENT)`;
-  if (e.code === 'EACCES')
-    return `cannot start ${JSON.stringify(command)}: permission denied (EACCES)`;
-  return `cannot start ${JSON.stringify(command)}: ${e.message}`;
 }

@@ -7,8 +7,6 @@ import type { ExitInfo } from '../../wire/protocol.js';
 import type { FrameBytes } from '../transport/frame-bytes.js';
 import type { FrameSummary } from './frame-store.js';
 
-export type { SessionState };
-
 export interface RecoveryResult {
   method: string;
   ok: boolean;
@@ -50,4 +48,13 @@ export class SessionError extends Error {
   ) {
     super(message);
   }
+}
+
+/** The words for a server that could not start (HARDENING.md 20: clear errors, not hangs). */
+export function spawnErrorMessage(command: string, e: { code: string; message: string }): string {
+  if (e.code === 'ENOENT')
+    return `cannot start ${JSON.stringify(command)}: command not found (ENOENT)`;
+  if (e.code === 'EACCES')
+    return `cannot start ${JSON.stringify(command)}: permission denied (EACCES)`;
+  return `cannot start ${JSON.stringify(command)}: ${e.message}`;
 }

@@ -13,6 +13,7 @@
  */
 import { createWriteStream, openSync, type WriteStream } from 'node:fs';
 import type { LiveFinding } from '../../../shared/findings.js';
+import { DisposableStore, listen, toDisposable } from '../../../shared/lifecycle.js';
 import type { LiveMetrics } from '../../../shared/metrics.js';
 import type { RequestRecord } from '../../../shared/requests.js';
 import type { SessionState } from '../../../shared/session-info.js';
@@ -26,7 +27,8 @@ import {
 import type { ExitInfo } from '../../wire/protocol.js';
 import { buildProbeReport } from '../session/build-report.js';
 import type { FrameSummary } from '../session/frame-store.js';
-import type { Session, SessionEvents } from '../session/session.js';
+import type { Session } from '../session/session.js';
+import type { SessionEvents } from '../session/types.js';
 import { describeWriteError } from './errors.js';
 import { cancellationOf, frameEvent } from './frame-event.js';
 import { Redactor } from './redact.js';
@@ -70,9 +72,9 @@ export class TraceRecorder {
   private droppedEvents = 0;
   private lastMetricsAt = Number.NEGATIVE_INFINITY;
   private mode: string;
-  private flushTimer: NodeJS.Timeout | null = null;
   private finishing: Promise<void> | null = null;
-  private attached = false;
+  /** Its listeners on the session and its flush timer: released when it finishes or fails. */
+  private readonly attached = new DisposableStore();
 
   private constructor(
     private readonly session: Session,
@@ -109,8 +111,9 @@ export class TraceRecorder {
     this.writeLine(this.header());
     this.flush();
     const flushMs = Math.min(1000, Math.max(10, this.options.flushMs ?? 200));
-    this.flushTimer = setInterval(() => this.flush(), flushMs);
-    this.flushTimer.unref();
+    const flushTimer = setInterval(() => this.flush(), flushMs);
+    flushTimer.unref();
+    this.attached.add(toDisposable(() => clearInterval(flushTimer)));
     this.attach();
   }
 
@@ -133,30 +136,21 @@ export class TraceRecorder {
 
   private attach(): void {
     const s = this.session;
-    s.on('state', this.onState);
-    s.on('frame', this.onFrame);
-    s.on('stderr', this.onStderr);
-    s.on('request', this.onRequest);
-    s.on('finding', this.onFinding);
-    s.on('oversize', this.onOversize);
-    s.on('exit', this.onExit);
-    s.on('tick', this.onTick);
-    this.attached = true;
+    const on = <E extends keyof SessionEvents>(
+      event: E,
+      listener: (...args: SessionEvents[E]) => void,
+    ): void => {
+      this.attached.add(listen(s, event, listener as (...args: unknown[]) => void));
+    };
+    on('state', this.onState);
+    on('frame', this.onFrame);
+    on('stderr', this.onStderr);
+    on('request', this.onRequest);
+    on('finding', this.onFinding);
+    on('oversize', this.onOversize);
+    on('exit', this.onExit);
+    on('tick', this.onTick);
     if (s.state !== 'starting') this.onState(s.state);
-  }
-
-  private detach(): void {
-    if (!this.attached) return;
-    const s = this.session;
-    s.off('state', this.onState);
-    s.off('frame', this.onFrame);
-    s.off('stderr', this.onStderr);
-    s.off('request', this.onRequest);
-    s.off('finding', this.onFinding);
-    s.off('oversize', this.onOversize);
-    s.off('exit', this.onExit);
-    s.off('tick', this.onTick);
-    this.attached = false;
   }
 
   private readonly onState = this.guard((state: SessionState): void => {
@@ -303,8 +297,7 @@ export class TraceRecorder {
   }
 
   private async doFinish(startError: string | null): Promise<void> {
-    this.detach();
-    if (this.flushTimer) clearInterval(this.flushTimer);
+    this.attached.dispose();
     const stream = this.stream;
     if (!stream) return;
     const s = this.session;
@@ -337,8 +330,7 @@ export class TraceRecorder {
   private fail(e: unknown): void {
     if (this.error !== null) return;
     this.error = `trace: cannot write ${this.path}: ${describeWriteError(e)}; recording stopped, the session goes on`;
-    this.detach();
-    if (this.flushTimer) clearInterval(this.flushTimer);
+    this.attached.dispose();
     this.pending = [];
     this.pendingBytes = 0;
     const stream = this.stream;

@@ -15,7 +15,8 @@ import type { JsonRpcId, RequestRecord } from '../../../shared/requests.js';
 import type { ReaderMode } from '../../../shared/session-options.js';
 import type { FrameSummary } from '../session/frame-store.js';
 import { CLIENT_INFO } from '../session/mcp-client.js';
-import { type Sent, Session, SessionError } from '../session/session.js';
+import { Session } from '../session/session.js';
+import { type Sent, SessionError } from '../session/types.js';
 import type { TraceReader } from './reader.js';
 
 interface StepBase {

@@ -7,7 +7,7 @@ import type { ChannelPayload } from '../../../../shared/host-api.js';
 import { err, ok, type Result } from '../../../../shared/result.js';
 import type { SessionInfo } from '../../../../shared/session-info.js';
 import { DEMO_CATALOG } from '../../../demo-servers/catalog.js';
-import { SessionError } from '../../session/session.js';
+import { SessionError } from '../../session/types.js';
 import { type HostContext, withHosted, withLive } from '../context.js';
 import type { HandlerRegistry } from '../handler-registry.js';
 import { createSession, handshake } from '../launch.js';

@@ -1,0 +1,71 @@
+/**
+ * What the transport's own events say about the server, as findings: a frame over the
+ * transport limit, the worker's spill full (the overload policy engaged), stdout ending inside
+ * a frame. Fed by: the session's Transport. Raises into: the session's FindingsEngine (and the
+ * frame store, which keeps an oversize frame's place). The session's state and exit stay the
+ * session's own (session.ts).
+ */
+import type { Disposable } from '../../../shared/lifecycle.js';
+import { DisposableStore, listen } from '../../../shared/lifecycle.js';
+import type { SessionConfig } from '../../../shared/session-config.js';
+import { SPILL_MAX_FRAMES } from '../../wire/protocol.js';
+import type { Transport, TransportEvents } from '../transport/transport.js';
+import type { FindingsEngine } from './findings-engine.js';
+import type { FrameStore } from './frame-store.js';
+
+export interface TransportFindingsTarget {
+  config: SessionConfig;
+  findings: FindingsEngine;
+  frames: FrameStore;
+  /** The framer hit maxFrameBytes or found the next newline (for traces). */
+  oversize(info: TransportEvents['oversize'][0]): void;
+  /** A policy ended the session (`terminate`). */
+  stop(): void;
+}
+
+/** Raises the transport's findings until the returned Disposable is released. */
+export function watchTransportFindings(t: Transport, s: TransportFindingsTarget): Disposable {
+  const store = new DisposableStore();
+  const on = <E extends keyof TransportEvents>(
+    event: E,
+    listener: (...args: TransportEvents[E]) => void,
+  ): void => {
+    store.add(listen(t, event, listener as (...args: unknown[]) => void));
+  };
+  on('oversize', (o) => {
+    s.oversize(o);
+    if (o.phase !== 'start') return;
+    s.frames.add(
+      { dir: 'in', t: o.t, offset: o.offset, kind: 'oversize', problem: 'over maxFrameBytes' },
+      Buffer.alloc(0),
+    );
+    const terminate = s.config.onOversize === 'terminate';
+    s.findings.raise(
+      'oversize-frame',
+      `a frame at offset ${o.offset} passed maxFrameBytes (${s.config.maxFrameBytes} bytes); ` +
+        (terminate ? 'session ended' : 'discarded to the next newline'),
+      o.t,
+    );
+    // The worker is already running the ladder: the session is stopping, so the exit that
+    // follows is ours, not a `server-exited`.
+    if (terminate) s.stop();
+  });
+  on('overload', (o) => {
+    s.findings.raise(
+      'dispatch-overflow',
+      `worker spill full: ${o.frames} frames, ${o.bytes} bytes held (bounds: ` +
+        `${s.config.spillMaxBytes} bytes, ${SPILL_MAX_FRAMES} frames); policy ${o.policy}`,
+      o.t,
+    );
+    if (o.policy === 'terminate') s.stop();
+  });
+  on('stdout-end', (partial, at) => {
+    if (partial === 0) return;
+    s.findings.raise(
+      'truncated-at-exit',
+      `stdout ended with ${partial} bytes of an unterminated frame (never delivered)`,
+      at,
+    );
+  });
+  return store;
+}
