@@ -3,9 +3,9 @@
  * electron/worker/read/json-scan.ts). Validates one line of bytes as JSON, as strictly as JSON.parse,
  * without building anything, and notes where the top-level members classification needs lie.
  *
- * Why WebAssembly: the transport worker must keep up with a pipe moving ~1 GB/s. The same state
- * machine in JavaScript ran at ~285 ns per 200-byte response once optimized and several times
- * slower before V8 had optimized it (a fresh worker per session); here it is ~60–100 ns from
+ * Why WebAssembly: the transport worker must keep up with a pipe moving about a gigabyte a
+ * second. The same state machine in JavaScript was several times slower once optimized, and
+ * slower still before V8 had optimized it (a fresh worker per session); here it is fast from
  * the first line, strings skipped 16 bytes at a time with SIMD.
  *
  * Resumable: a line may be fed in pieces (a 64 MiB frame arrives in 64 KiB chunks) and the state

@@ -50,8 +50,8 @@ export type Extra = Omit<FrameMeta, 'offset' | 'bytes' | 'start' | 't' | 'kind'>
 
 /**
  * The frames that carry more, as two parallel arrays: their row numbers and what each carries.
- * Not [row, extra] pairs: structured clone wrote a small array per pair, ~0.7 µs each — most of
- * a batch's post in a notification flood, where every frame carries its method.
+ * Not [row, extra] pairs: structured clone writes a small array per pair, which was most of a
+ * batch's post in a notification flood, where every frame carries its method.
  */
 export interface Extras {
   rows: number[];
@@ -61,10 +61,9 @@ export interface Extras {
 }
 
 /**
- * The fields of `notifications/progress` frames, a column each, by row. An object per frame,
- * as before, made the structured clone of 2,000 progress frames' metadata take ~785 µs; the
- * columns take ~120 µs. `null` or NaN: the field is absent (JSON has no NaN: a parsed progress
- * is never one).
+ * The fields of `notifications/progress` frames, a column each, by row: an object per frame
+ * made the structured clone of a batch of progress frames several times costlier. `null` or
+ * NaN: the field is absent (JSON has no NaN: a parsed progress is never one).
  */
 export interface ProgressColumns {
   rows: number[];

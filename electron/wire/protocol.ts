@@ -120,12 +120,10 @@ export type FromWorker =
 
 /**
  * Frames the spill holds at most, whatever their bytes: a server printing `y\n` as fast as it
- * can (`yes`) had the spill, bounded by bytes alone (256 MiB), hold 1-byte frames by the
- * million — 3.2 million after one second, 1.5 GB with their metadata — and main then took ~12 s
- * to route them after the session's deadline. This many are ~1 s of main's work at a stop's
- * final flush, however small the frames. A million 190-byte notifications that main keeps up with
- * never come near it (depth 739 at most); against a slow consumer the overload policy applies
- * past it (counted). At 1 << 20, a 30 s probe of that flood overran its deadline by ~10 s
- * while main flushed the spill at the stop.
+ * can (`yes`) had a spill bounded by bytes alone hold 1-byte frames by the million, their
+ * metadata far larger than the bytes, and main then needed seconds to route them after the
+ * session's deadline. This bound keeps a stop's final flush short however small the frames. A
+ * notification flood that main keeps up with never comes near it; against a slow consumer the
+ * overload policy applies past it (counted).
  */
 export const SPILL_MAX_FRAMES = 1 << 18;

@@ -5,8 +5,8 @@
  *
  * Every message that carries a view of a slab arrives on main with a new SharedArrayBuffer
  * object for the same memory, and the frame store counts memory per buffer object: with a slab
- * object per message, each batch would count the slab again (40 lines of 1.1 MiB counted as
- * ~200 MiB held, and frames lost their bytes early). The worker's side is `slabId`; main's is
+ * object per message, each batch would count the slab again (a few dozen long lines counted as
+ * hundreds of MiB held, and frames lost their bytes early). The worker's side is `slabId`; main's is
  * `SlabCache`, one per transport.
  */
 import type { WireBuffer } from './protocol.js';

@@ -228,7 +228,7 @@ export class MetaColumns {
 
   /** Frames [from, to) as exact-size, transferable columns (indices rebased to 0), written into
    *  `reuse` when its buffers are large enough (columns main has read and handed back: fresh
-   *  memory costs a page fault per 4 KiB, ~8 MB of them for 200,000 frames). */
+   *  memory costs a page fault per 4 KiB, megabytes of them in a flood). */
   take(from = 0, to = this.n, reuse?: MetaBuffers): EncodedMetas {
     const n = to - from;
     const fits =

@@ -8,8 +8,8 @@
  *
  * Node's pipes to a child are Unix stream sockets (libuv makes them with socketpair), read
  * through Node's streams: a fresh 64 KiB buffer per read. A server writing one 64 MiB frame
- * then has ~1,000 of them alive until the frame ends, and that alone costs ~1.25× a drain that
- * frees each read (the bench's `raw-keep`). A socket we connect ourselves can be read with
+ * then has a thousand of them alive until the frame ends, and that alone costs a quarter more
+ * than a drain that frees each read (the bench's `raw-keep`). A socket we connect ourselves can be read with
  * net's `onread` into buffers we choose, so on Unix the server's stdout is one end of such a
  * socket, made by a listener that lives for one connection in a directory only we can enter,
  * and that takes only the connection presenting a random token. (The server sees what it saw

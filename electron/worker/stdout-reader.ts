@@ -27,17 +27,17 @@ import { LineClassifier } from './read/line-classifier.js';
  * A line that crosses pipe reads and ends within this many bytes is joined and classified like
  * the whole lines of a read (it costs a copy of at most this much); a longer one is validated
  * piece by piece at its end. In a flood of small lines nearly every read ends inside a line:
- * classified piece by piece, those ~600 lines of a 200,000-line flood kept the streaming
- * scanner's JavaScript hot enough for V8 to compile it, on the cores the flood needs.
+ * classified piece by piece, those lines kept the streaming scanner's JavaScript hot enough
+ * for V8 to compile it, on the cores the flood needs.
  */
 const JOIN_MAX = 16 * 1024;
 /**
  * A line's pieces are validated at its newline, not as they arrive (or once more than this many
- * bytes of them wait: no line holds more than that and one read unchecked). While the worker validates, the socket
- * fills and the server waits: validated as it came, a 64 MiB line kept the server waiting for
- * as long as its validation took (~7 ms), which its reads then took longer (66.0 -> 62.9 ms
- * first byte to last frame, 25 alternating runs). The work is the same, done when the line is
- * complete; its pieces are held to its end either way.
+ * bytes of them wait: no line holds more than that and one read unchecked). While the worker
+ * validates, the socket fills and the server waits: validated as it came, a long line kept the
+ * server waiting for as long as its validation took, and its transfer took that much longer.
+ * The work is the same, done when the line is complete; its pieces are held to its end either
+ * way.
  */
 const DEFER_MAX = 64 * 1024 * 1024;
 const NO_CHUNK: Buffer = Buffer.alloc(0);

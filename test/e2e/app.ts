@@ -5,8 +5,8 @@
  */
 import type { Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, expect } from 'vitest';
+import { descendants, stillRunning } from '../fixtures/processes.js';
 import { type Harness, type OpenAppOptions, openApp } from './harness.js';
-import { descendants, stillRunning } from './processes.js';
 import { closeAllSessions, pollUntil, SOON } from './session.js';
 
 export interface E2EApp {

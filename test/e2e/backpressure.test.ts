@@ -4,9 +4,9 @@
  * Also the `p` shortcut that toggles the reader.
  */
 import { describe, expect, it } from 'vitest';
+import { stillRunning } from '../fixtures/processes.js';
 import { setupApp } from './app.js';
 import { chromiumAvailable } from './harness.js';
-import { stillRunning } from './processes.js';
 import {
   blurFields,
   callTool,

@@ -1,5 +1,5 @@
 /**
- * The seed scenario (issue 2), on real processes and real pipes: the `oversized-result` demo
+ * Backpressure through a real pipe: the `oversized-result` demo
  * answers `dump` with one 8 MiB text result, written in 16 KiB chunks awaiting 'drain'.
  * With the reader paused the server stays alive, parks in write() mid-response and says so on
  * stderr, and `server-write-blocked` is raised live; resuming completes the response. With the
@@ -12,12 +12,12 @@ import { callTool, initialize, listTools } from '../../dist/electron/engine/sess
 import type { Session } from '../../dist/electron/engine/session/session.js';
 import type { FrameBytes } from '../../dist/electron/engine/transport/frame-bytes.js';
 import type { ProbeReport } from '../../dist/shared/probe-report.js';
+import { running } from '../fixtures/processes.js';
 import {
   collectStderr,
   expectNothingLeftBehind,
   expectReportByteInvariant,
   findingCodes,
-  isAlive,
   MiB,
   REPORT_KEYS,
   REPORT_METRIC_KEYS,
@@ -88,7 +88,7 @@ async function expectDumpDelivered(
   expect(session.liveMetrics().largestFrameBytes).toBe(frameBytes);
 }
 
-describe('seed: 8 MiB result through a 64 KiB pipe', () => {
+describe('an 8 MiB result through a 64 KiB pipe', () => {
   it('reader paused: server alive, stuck mid-response, backpressure reported, then resumes', async () => {
     const session = await startDemo('oversized-result', {}, { budgets: { writeBlockedMs: 500 } });
     const stderr = collectStderr(session);
@@ -133,7 +133,7 @@ describe('seed: 8 MiB result through a 64 KiB pipe', () => {
     await expectDumpDelivered(session, sent, before, 'dump after resume');
     expect(session.counters()?.pendingBytes).toBe(0);
     expect(findingCodes(session)).not.toContain('stdout-pollution');
-    expect(isAlive(pid)).toBe(true);
+    expect(running(pid)).toBe(true);
   });
 
   it('reader drain: the response completes and largestFrameBytes is exact', async () => {
@@ -162,7 +162,7 @@ describe('seed: 8 MiB result through a 64 KiB pipe', () => {
     expect(['timed-out', 'late']).toContain(call?.status);
     expect(report.metrics.cancellationsSent).toBeGreaterThanOrEqual(1);
     expectReportByteInvariant(report);
-    expect(isAlive(report.server.pid ?? -1)).toBe(false);
+    expect(running(report.server.pid ?? -1)).toBe(false);
   });
 
   it('a session created with the reader paused names the blocked server once a response is owed', async () => {

@@ -10,20 +10,12 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { describe, expect, it } from 'vitest';
 import { DEMO_CATALOG } from '../../dist/electron/demo-servers/catalog.js';
 import { demoCommand } from '../../dist/electron/demo-servers/launch.js';
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
+import { running } from '../fixtures/processes.js';
 
 async function waitGone(pid: number, ms: number): Promise<boolean> {
   const deadline = Date.now() + ms;
-  while (isAlive(pid) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 25));
-  return !isAlive(pid);
+  while (running(pid) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 25));
+  return !running(pid);
 }
 
 describe('demo servers: SDK client conformance', () => {

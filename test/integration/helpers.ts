@@ -1,6 +1,6 @@
 /**
  * Shared helpers of the integration suite: sessions that are always stopped, bounded waits on
- * events (never sleep-and-hope), process-table checks through /proc, the CLI as a child
+ * events (never sleep-and-hope), no-process-left checks (test/fixtures/processes.ts), the CLI as a child
  * process, and small inline servers (`node -e`) for hostile transport scenarios.
  *
  * Every session started through `startSession` is tracked; `stopAllSessions` (each file's
@@ -18,6 +18,7 @@ import { Session } from '../../dist/electron/engine/session/session.js';
 import type { FindingCode, LiveFinding } from '../../dist/shared/findings.js';
 import type { ProbeReport } from '../../dist/shared/probe-report.js';
 import type { SessionConfigInput } from '../../dist/shared/session-config.js';
+import { childrenOf, groupMembers, running } from '../fixtures/processes.js';
 
 export const MiB = 1024 * 1024;
 export const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -68,48 +69,8 @@ export async function stopAllSessions(): Promise<void> {
     if (s.spawnError) continue;
     expect(s.state).toBe('stopped');
     expectByteInvariant(s);
-    if (s.pid !== null) expect(isAlive(s.pid), `server ${s.pid} still alive`).toBe(false);
+    if (s.pid !== null) expect(running(s.pid), `server ${s.pid} still alive`).toBe(false);
   }
-}
-
-/** Whether a process is still running (a zombie has exited: it only waits to be reaped). */
-export function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-  } catch {
-    return false;
-  }
-  return processTable().some((p) => p.pid === pid && p.state !== 'Z');
-}
-
-interface ProcInfo {
-  pid: number;
-  state: string;
-  ppid: number;
-  pgrp: number;
-}
-
-/** The process table from /proc (zombies included; callers decide what they count). */
-export function processTable(): ProcInfo[] {
-  const out: ProcInfo[] = [];
-  for (const name of readdirSync('/proc')) {
-    if (!/^\d+$/.test(name)) continue;
-    let stat: string;
-    try {
-      stat = readFileSync(`/proc/${name}/stat`, 'utf8');
-    } catch {
-      continue; // exited while we looked
-    }
-    // comm is in parentheses and may itself hold spaces or parentheses: split after the last.
-    const rest = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    out.push({ pid: Number(name), state: rest[0], ppid: Number(rest[1]), pgrp: Number(rest[2]) });
-  }
-  return out;
-}
-
-/** Live (non-zombie) members of process group `pgid`. A zombie runs nothing and holds no pipe. */
-export function groupMembers(pgid: number): ProcInfo[] {
-  return processTable().filter((p) => p.pgrp === pgid && p.state !== 'Z');
 }
 
 /**
@@ -124,20 +85,13 @@ export async function expectGroupGone(pgid: number, ms = 2000): Promise<void> {
   expect(groupMembers(pgid)).toEqual([]);
 }
 
-/** Live (non-zombie) children of this test process. */
-export function childrenOfThisProcess(): ProcInfo[] {
-  return processTable().filter((p) => p.ppid === process.pid && p.state !== 'Z');
-}
-
 /** The end-of-file check: no recorded server, group or child of ours is still running. */
 export function expectNothingLeftBehind(): void {
   for (const pid of recordedPids) {
-    expect(isAlive(pid) && processTable().some((p) => p.pid === pid && p.state !== 'Z')).toBe(
-      false,
-    );
+    expect(running(pid)).toBe(false);
     expect(groupMembers(pid).map((p) => p.pid)).toEqual([]);
   }
-  expect(childrenOfThisProcess().map((p) => p.pid)).toEqual([]);
+  expect(childrenOf().map((p) => p.pid)).toEqual([]);
 }
 
 export async function withTimeout<T>(p: Promise<T>, ms: number, what: string): Promise<T> {

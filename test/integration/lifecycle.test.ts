@@ -9,17 +9,19 @@ import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { SessionManager } from '../../dist/electron/engine/host/session-manager.js';
 import { SessionError } from '../../dist/electron/engine/session/types.js';
 import { defaultEnvNames } from '../../dist/electron/engine/transport/child-env.js';
+import type { HostEvent } from '../../dist/shared/host-api.js';
 import type { ProbeReport } from '../../dist/shared/probe-report.js';
+import { groupMembers, running } from '../fixtures/processes.js';
 import {
   collectStderr,
+  expectByteInvariant,
   expectGroupGone,
   expectNothingLeftBehind,
   expectReportByteInvariant,
-  groupMembers,
-  isAlive,
-  processTable,
+  findingCodes,
   REPORT_KEYS,
   runCli,
   startDemo,
@@ -35,10 +37,6 @@ afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 
 /** A stack trace line, as Node prints them. */
 const STACK = /^\s+at /m;
-
-function running(pid: number): boolean {
-  return processTable().some((p) => p.pid === pid && p.state !== 'Z');
-}
 
 describe('stop ladder', () => {
   it('ignores-sigterm: stdin close and SIGTERM ignored, SIGKILL ends it', async () => {
@@ -56,7 +54,7 @@ describe('stop ladder', () => {
     expect(stderr.text()).toContain('SIGTERM received, ignoring it');
     expect(took).toBeGreaterThanOrEqual(550);
     expect(took).toBeLessThan(3000);
-    expect(isAlive(pid)).toBe(false);
+    expect(running(pid)).toBe(false);
     await expectGroupGone(pid);
     expect(session.findings.has('server-exited')).toBe(false);
   });
@@ -84,6 +82,20 @@ describe('stop ladder', () => {
     await withTimeout(session.stop(), 5000, 'stop');
     expect(session.exit?.signal).toBe('SIGTERM');
     await expectGroupGone(pid);
+  });
+
+  it('a stdout held open outside the group still ends the line in progress as partial', async () => {
+    const session = startSession({
+      command: 'sh',
+      args: ['-c', `setsid sleep 3 & printf '{"jsonrpc":"2.0","par'; exit 0`],
+    });
+    await session.whenStarted();
+    await waitFor(() => session.exit !== null, 5000, 'the shell to exit');
+    await session.stop();
+    const c = session.counters();
+    expect(c?.partialBytesAtEof).toBe(21);
+    expectByteInvariant(session);
+    expect(findingCodes(session)).toContain('truncated-at-exit');
   });
 });
 
@@ -121,6 +133,24 @@ describe('spawn errors are clear, fast errors', () => {
     expect((error as SessionError).code).toBe('EACCES');
     expect((error as SessionError).message).toMatch(/permission denied \(EACCES\)/);
     expect(ms).toBeLessThan(1000);
+  });
+
+  it('a server that cannot start leaves no timer running and no snapshots flowing', async () => {
+    const manager = new SessionManager();
+    const snapshots: HostEvent[] = [];
+    const off = manager.subscribe((e) => {
+      if (e.type === 'snapshot') snapshots.push(e);
+    });
+    const started = await manager.handle('session:start', {
+      server: { command: '/nonexistent/pipescope-x' },
+    });
+    expect(started.ok).toBe(true);
+    await new Promise((r) => setTimeout(r, 300)); // let the failure settle
+    const settled = snapshots.length;
+    await new Promise((r) => setTimeout(r, 600));
+    expect(snapshots.length - settled).toBe(0);
+    off();
+    await manager.stopAll();
   });
 });
 
@@ -173,7 +203,7 @@ describe('CLI: bad input gets one line and exit 2, or a report with findings', (
     expect(report.metrics.cancellationsSent).toBe(0);
     expect(report.server.exit?.signal).toBe('SIGTERM');
     expect(report.server.pid).not.toBeNull();
-    expect(isAlive(report.server.pid ?? -1)).toBe(false);
+    expect(running(report.server.pid ?? -1)).toBe(false);
     expectReportByteInvariant(report);
   });
 });

@@ -6,8 +6,9 @@
 import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import type { SessionInfo } from '../../dist/shared/session-info.js';
-import { CLI, groupMembers, isAlive, REPO, withTimeout } from './helpers.js';
-import { http, running, upgrade } from './web-helpers.js';
+import { groupMembers, running } from '../fixtures/processes.js';
+import { CLI, REPO, withTimeout } from './helpers.js';
+import { http, upgrade } from './web-helpers.js';
 
 function spawnWeb(args: string[]): ChildProcessWithoutNullStreams {
   return spawn(process.execPath, [CLI, 'web', ...args], { cwd: REPO, stdio: 'pipe' });
@@ -93,6 +94,6 @@ describe('pipescope web (the command)', () => {
     expect(stdout).toBe('');
     expect(stderr.trim().split('\n')).toHaveLength(1);
     expect(stderr).toContain('--allow-remote');
-    expect(isAlive(child.pid ?? -1)).toBe(false);
+    expect(running(child.pid ?? -1)).toBe(false);
   });
 });

@@ -12,7 +12,7 @@ import { WebSocket } from 'ws';
 import type { startWebServer, WebServer } from '../../dist/electron/web/server.js';
 import type { HostEvent } from '../../dist/shared/host-api.js';
 import type { Result } from '../../dist/shared/result.js';
-import { processTable, withTimeout } from './helpers.js';
+import { withTimeout } from './helpers.js';
 
 export const SECRET = 'pipescope-canary-secret-7f3a';
 
@@ -190,9 +190,4 @@ export async function connect(s: WebServer): Promise<WsClient> {
   });
   if (!('ws' in r)) throw new Error(`upgrade refused with ${r.status}`);
   return r.client;
-}
-
-/** Running and not a zombie. */
-export function running(pid: number): boolean {
-  return processTable().some((p) => p.pid === pid && p.state !== 'Z');
 }

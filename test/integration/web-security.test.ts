@@ -11,7 +11,8 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SessionManager } from '../../dist/electron/engine/host/session-manager.js';
 import { startWebServer, type WebServer } from '../../dist/electron/web/server.js';
-import { childrenOfThisProcess } from './helpers.js';
+import { childrenOf } from '../fixtures/processes.js';
+
 import { http, makeStaticDir, SECRET } from './web-helpers.js';
 
 const dir = makeStaticDir();
@@ -236,7 +237,7 @@ describe('nothing over HTTP can start a process', () => {
     }
     expect(await sessionCount()).toBe(0);
     expect(existsSync(marker)).toBe(false);
-    expect(childrenOfThisProcess()).toEqual([]);
+    expect(childrenOf()).toEqual([]);
   });
 
   it('a GET carrying a start request does nothing either', async () => {

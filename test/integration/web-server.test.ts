@@ -15,8 +15,9 @@ import {
   type SessionInfo,
   type SessionSnapshot,
 } from '../../dist/shared/session-info.js';
-import { childrenOfThisProcess, groupMembers, waitFor, withTimeout } from './helpers.js';
-import { connect, makeStaticDir, running, type WebServerBackend } from './web-helpers.js';
+import { childrenOf, groupMembers, running } from '../fixtures/processes.js';
+import { waitFor, withTimeout } from './helpers.js';
+import { connect, makeStaticDir, type WebServerBackend } from './web-helpers.js';
 
 const dir = makeStaticDir();
 const servers: WebServer[] = [];
@@ -124,7 +125,7 @@ describe('end to end over the WebSocket with a real demo server', () => {
     expect(running(pid)).toBe(false);
     expect(groupMembers(pid)).toEqual([]);
     expect(client.closed).not.toBeNull();
-    expect(childrenOfThisProcess()).toEqual([]);
+    expect(childrenOf()).toEqual([]);
     const after = await fetch(`http://127.0.0.1:${s.port}/`).catch((e: Error) => e);
     expect(after).toBeInstanceOf(Error);
   });

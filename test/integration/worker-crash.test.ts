@@ -6,10 +6,9 @@
  */
 import type { Worker } from 'node:worker_threads';
 import { afterEach, describe, expect, it } from 'vitest';
+import { groupMembers, running } from '../fixtures/processes.js';
 import {
   expectNothingLeftBehind,
-  groupMembers,
-  isAlive,
   startDemo,
   stopAllSessions,
   waitFor,
@@ -35,7 +34,7 @@ describe('transport worker failure', () => {
       'the session to stop',
     );
     expect(session.stderr.text()).toMatch(/\[pipescope\] transport worker exited/);
-    await waitFor(() => !isAlive(pid) && groupMembers(pid).length === 0, 5000, 'the group to die');
+    await waitFor(() => !running(pid) && groupMembers(pid).length === 0, 5000, 'the group to die');
   });
 
   it('leaves nothing behind', () => {

@@ -65,9 +65,9 @@ export class FrameStore {
   /**
    * The memory the held frames keep alive: each buffer they lie in, counted once however many
    * frames it holds (`pins`: frames per buffer, and its size when first held). Frames main
-   * received lie in the chunks they were transferred in, ~300 small frames to a chunk: the store
-   * keeps the chunk, not a copy of each frame (a Buffer each: main's time in a 200,000-
-   * notification flood went from ~410 to ~340 ms without them).
+   * received lie in the chunks they were transferred in, hundreds of small frames to a chunk:
+   * the store keeps the chunk, not a copy of each frame (a Buffer each was a large part of
+   * main's time in a notification flood).
    */
   heldBytes = 0;
   private readonly pins = new Map<ArrayBufferLike, { frames: number; size: number }>();
@@ -88,7 +88,7 @@ export class FrameStore {
   ): FrameSummary {
     const located = data instanceof InFrame;
     // Explicit fields, not `...info`: one stable object shape; the spread made each summary a
-    // slow object and made add() ~5× slower (200k adds: ~1.2 s → ~0.2 s).
+    // slow (dictionary-mode) object and add() several times slower.
     const summary: FrameSummary = {
       dir: info.dir,
       t: info.t,
@@ -147,8 +147,8 @@ export class FrameStore {
     // Nearly every frame: located in a chunk far smaller than the budget (no lookup at all).
     if (s.buf !== null) return s.buf.byteLength > this.maxBytes && !this.pins.has(s.buf);
     // Each buffer once: a frame read in many small pieces into one slab has a chunk per piece,
-    // all of the same slab (an 8 MiB frame in 16 KiB reads counted that 4 MiB slab ~256 times,
-    // "over the budget", and was never held).
+    // all of the same slab (counted once per chunk, an 8 MiB frame in small reads was "over
+    // the budget" and never held).
     const counted = new Set<ArrayBufferLike>();
     let n = 0;
     this.eachBuffer(s, (ab) => {

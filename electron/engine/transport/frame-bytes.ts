@@ -100,8 +100,8 @@ export class ChunkReader {
   /**
    * Whether `bytes` bytes at `start` lie in one chunk: then `buf` and `at` say where. A frame
    * across chunks is left for a reader of its own (`again`), so main's decode loop never calls
-   * `across`: inlined there, its Buffer views made TurboFan's job for that loop ~25 ms of CPU,
-   * twice a run, on the two cores the worker needs.
+   * `across`: inlined there, its Buffer views made TurboFan's compile jobs for that loop far
+   * longer, CPU taken from the cores the worker needs.
    */
   within(start: number, bytes: number): boolean {
     const bufs = this.buffers;

@@ -2,9 +2,8 @@
  * A frame as main receives it from the worker: its metadata, and where its bytes lie.
  *
  * The bytes are not cut out of the batch up front. A view per frame (a typed array: costly to
- * make and to collect) was much of what main spent on a small frame; without it, and without
- * the frame store's copy of each, main's time in a 200,000-notification flood went from ~410 to
- * ~340 ms. A frame inside one transferred chunk keeps that chunk and its position; `data` makes
+ * make and to collect) was much of what main spent on a small frame, as was the frame store's
+ * copy of each. A frame inside one transferred chunk keeps that chunk and its position; `data` makes
  * the view when someone asks, and the frame store keeps the position.
  */
 
@@ -151,8 +150,7 @@ function cutAcross(frames: InFrame[], rows: number[], reader: ChunkReader): void
 
 /** The fields of the frames that carry more, onto them. Apart from decodeFrames' loop, and
  *  without for-of destructuring: inlined there, the iteration protocol made TurboFan's jobs for
- *  main's hottest function ~70 % longer (~29 against ~17 ms of compile jobs in a 200,000-frame
- *  run, medians of 4; CPU taken on the two cores the worker needs). */
+ *  main's hottest function much longer (CPU taken from the cores the worker needs). */
 function addExtras(frames: InFrame[], extras: Extras): void {
   const { rows, values, progress } = extras;
   for (let k = 0; k < rows.length; k++) Object.assign(frames[rows[k]], values[k]);

@@ -10,6 +10,7 @@ import { EventEmitter } from 'node:events';
 import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type { SessionConfig } from '../../../shared/session-config.js';
+import { DEFAULT_STOP_GRACE_MS } from '../../../shared/session-options.js';
 import { builtPaths } from '../../paths.js';
 import type { MetaBuffers } from '../../wire/columns.js';
 import type {
@@ -116,11 +117,7 @@ export class Transport extends EventEmitter<TransportEvents> {
       readerMode: config.readerMode,
       creditFrames: config.creditFrames ?? DEFAULT_CREDIT_FRAMES,
       creditBytes: config.creditBytes ?? DEFAULT_CREDIT_BYTES,
-      stopGraceMs: config.stopGraceMs ?? {
-        afterStdinClose: 1000,
-        afterSigterm: 1000,
-        afterSigkill: 2000,
-      },
+      stopGraceMs: config.stopGraceMs ?? { ...DEFAULT_STOP_GRACE_MS },
       startedAtEpochMs: this.startedAtEpochMs,
       stdoutChannel: config.stdoutChannel,
     };

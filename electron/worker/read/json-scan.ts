@@ -8,8 +8,8 @@
  * it arrives and never joined, decoded or parsed (DESIGN.md "Engine contract").
  *
  * Why not JSON.parse: it needs one contiguous string (a join and a decode: three copies of a
- * large frame) and builds every value: ~0.7 µs for a 200-byte response, where the worker must
- * keep up with a pipe moving 1 GB/s. UTF-8 validity is checked apart (utf8-stream.ts).
+ * large frame) and builds every value, where the worker must keep up with a pipe moving about
+ * a gigabyte a second. UTF-8 validity is checked apart (utf8-stream.ts).
  *
  * Instances: a module instance holds one line's state, so scanners borrow one from a per-thread
  * pool for the length of a line (a thread rarely has more than one line in progress; a test
@@ -163,8 +163,8 @@ export function errorText(code: number, at: number, byte: number, aux: number): 
 /**
  * Copies src[at, at + n) into the module's memory at `to`. From shared memory (a slab the
  * worker reads long lines into), with Buffer's `fill`, one memcpy in C++: a typed array's `set`
- * copies shared memory with relaxed loads, ~3× slower (6 ms of a 64 MiB line's 13 ms in
- * profiles).
+ * copies shared memory with relaxed loads, several times slower (most of a long line's scan
+ * in profiles).
  */
 function copyIn(mem: Uint8Array, to: number, src: Uint8Array, at: number, n: number): void {
   if (n === 0) return;

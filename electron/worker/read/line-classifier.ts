@@ -189,8 +189,8 @@ function byParse(buf: Uint8Array, start: number, n: number): Classified {
 /**
  * Parse errors of short lines, by their bytes: a server printing the same non-JSON line over
  * and over (`yes`, a banner per request) pays for JSON.parse's thrown SyntaxError once. Paid
- * each time, it held the worker at ~5 µs a line: `yes` took it 17 s to get through what a
- * one-second probe had read. (Shared answers: nothing changes a Classified once made.)
+ * each time, the throw held the worker so long that `yes` outran it many times over. (Shared
+ * answers: nothing changes a Classified once made.)
  */
 const REPEATED_LINE_BYTES = 256;
 const REPEATED_LINES = 256;

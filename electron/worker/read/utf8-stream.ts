@@ -2,7 +2,7 @@
  * UTF-8 validity of a line that arrives in pieces (a character may be cut between two chunks).
  *
  * Owns: up to 3 bytes of a character begun at the end of the last piece. Each piece is checked
- * with node:buffer isUtf8 (SIMD, ~0.04 ns/byte) up to its last complete character; the cut
+ * with node:buffer isUtf8 (SIMD) up to its last complete character; the cut
  * character is completed from the next piece and checked on its own.
  */
 import { isUtf8 } from 'node:buffer';

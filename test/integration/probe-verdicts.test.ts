@@ -1,10 +1,11 @@
 /**
- * Regressions found in review: each test reproduces the trigger that once broke a contract.
+ * `probe`'s verdicts and deadlines under hostile timing (real processes, the CLI as a child):
+ * an initialize answered after its timeout stays timed-out, answers held in a slow host queue
+ * are not blamed on the server, a flood of tiny non-JSON lines still ends inside the deadline,
+ * and the report is printed when the server exits on the cancellation.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { SessionManager } from '../../dist/electron/engine/host/session-manager.js';
 import { SPILL_MAX_FRAMES } from '../../dist/electron/wire/protocol.js';
-import type { HostEvent } from '../../dist/shared/host-api.js';
 import type { ProbeReport } from '../../dist/shared/probe-report.js';
 import {
   expectByteInvariant,
@@ -53,7 +54,7 @@ function onMessage(m) {
   if (m.method === 'initialize') setTimeout(() => reply(m.id, { protocolVersion: m.params.protocolVersion, capabilities: {}, serverInfo: { name: 'slow', version: '1' } }), 1200);
 }`);
 
-describe('review regressions', () => {
+describe('probe: verdicts and deadlines', () => {
   it('an initialize answered after its timeout stays timed-out: no cancellation, so not late', async () => {
     const r = await runCli([
       'probe',
@@ -144,37 +145,5 @@ describe('review regressions', () => {
     const report = JSON.parse(r.stdout) as ProbeReport;
     expect(report.findings.map((f) => f.code)).toContain('server-exited');
     expect(report.requests.find((q) => q.method === 'tools/call')?.status).toBe('cancelled');
-  });
-
-  it('a stdout held open outside the group still ends the line in progress as partial', async () => {
-    const session = startSession({
-      command: 'sh',
-      args: ['-c', `setsid sleep 3 & printf '{"jsonrpc":"2.0","par'; exit 0`],
-    });
-    await session.whenStarted();
-    await waitFor(() => session.exit !== null, 5000, 'the shell to exit');
-    await session.stop();
-    const c = session.counters();
-    expect(c?.partialBytesAtEof).toBe(21);
-    expectByteInvariant(session);
-    expect(findingCodes(session)).toContain('truncated-at-exit');
-  });
-
-  it('a server that cannot start leaves no timer running and no snapshots flowing', async () => {
-    const manager = new SessionManager();
-    const snapshots: HostEvent[] = [];
-    const off = manager.subscribe((e) => {
-      if (e.type === 'snapshot') snapshots.push(e);
-    });
-    const started = await manager.handle('session:start', {
-      server: { command: '/nonexistent/pipescope-x' },
-    });
-    expect(started.ok).toBe(true);
-    await new Promise((r) => setTimeout(r, 300)); // let the failure settle
-    const settled = snapshots.length;
-    await new Promise((r) => setTimeout(r, 600));
-    expect(snapshots.length - settled).toBe(0);
-    off();
-    await manager.stopAll();
   });
 });
