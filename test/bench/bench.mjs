@@ -1,6 +1,6 @@
 /**
  * Pipescope read-path benchmark: `node test/bench/bench.mjs [--runs N] [--quick] [--out file]
- *   [--readers a,b] [--workloads spec,spec] [--cell-budget-s S]` (after `npx tsc -b`).
+ *   [--readers a,b] [--workloads spec,spec] [--cell-budget-s S]` (after `npm run build`).
  *
  * Every measurement is a fresh `node reader.mjs <reader> <workload>` process that spawns the
  * generator and reads its stdout through a real pipe. Runs are interleaved (round-robin over
