@@ -23,7 +23,7 @@ const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
 // ---- reading imports ----
 
-export interface ImportRef {
+interface ImportRef {
   spec: string;
   /** `import type …` / `export type … from`: erased at run time. */
   typeOnly: boolean;
@@ -31,7 +31,7 @@ export interface ImportRef {
 }
 
 /** Every module a source names: imports, re-exports, import types, import() and require(). */
-export function importsOf(fileName: string, text: string): ImportRef[] {
+function importsOf(fileName: string, text: string): ImportRef[] {
   const kind = fileName.endsWith('x') ? ts.ScriptKind.TSX : ts.ScriptKind.TS;
   const sf = ts.createSourceFile(fileName, text, ts.ScriptTarget.Latest, true, kind);
   const out: ImportRef[] = [];
@@ -254,7 +254,7 @@ const LAYERS: Layer[] = [
 ];
 
 /** The most specific layer owning `file` (electron/worker/read/ before electron/worker/). */
-export function layerOf(file: string, layers: Layer[] = LAYERS): Layer | null {
+function layerOf(file: string, layers: Layer[] = LAYERS): Layer | null {
   let best: Layer | null = null;
   for (const l of layers) {
     const owns = l.owns.endsWith('/') ? file.startsWith(l.owns) : file === l.owns;
@@ -265,7 +265,7 @@ export function layerOf(file: string, layers: Layer[] = LAYERS): Layer | null {
 
 const RUNTIME_ELECTRON = new Set(['electron/main/main.ts', 'electron/preload/preload.ts']);
 
-export interface Violation {
+interface Violation {
   file: string;
   line: number;
   spec: string;
@@ -273,7 +273,7 @@ export interface Violation {
 }
 
 /** What is wrong with one file's imports. */
-export function checkFile(
+function checkFile(
   file: string,
   refs: ImportRef[],
   exists: (f: string) => boolean,
@@ -323,7 +323,7 @@ export function checkFile(
 }
 
 /** Import circles among `graph`'s files (each reported once, from its smallest file). */
-export function circles(graph: Map<string, string[]>): string[][] {
+function circles(graph: Map<string, string[]>): string[][] {
   const found = new Map<string, string[]>();
   const state = new Map<string, 'open' | 'done'>();
   const stack: string[] = [];

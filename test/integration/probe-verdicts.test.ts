@@ -7,15 +7,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { SPILL_MAX_FRAMES } from '../../dist/electron/wire/protocol.js';
 import type { ProbeReport } from '../../dist/shared/probe-report.js';
-import {
-  expectByteInvariant,
-  findingCodes,
-  inlineServer,
-  runCli,
-  startSession,
-  stopAllSessions,
-  waitFor,
-} from './helpers.js';
+import { inlineServer, runCli, stopAllSessions } from './helpers.js';
 
 afterEach(stopAllSessions);
 
