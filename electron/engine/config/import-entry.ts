@@ -1,5 +1,5 @@
 /**
- * One server entry of an imported config (config-import.ts reads the file and finds the
+ * One server entry of an imported config (import.ts reads the file and finds the
  * entries): checked against the session-start schema and turned into an ImportedServer, or a
  * reason it was skipped; placeholders are kept as text and explained in notes. Pure: no Node,
  * no DOM.
@@ -162,7 +162,7 @@ function explainPlaceholder(
   return 'not expanded; replace it before starting';
 }
 
-// ---- small helpers (config-import.ts uses them too) ----
+// ---- small helpers (import.ts uses them too) ----
 
 export function isObject(value: unknown): value is JsonObject {
   return typeof value === 'object' && value !== null && !Array.isArray(value);

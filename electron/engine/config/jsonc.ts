@@ -1,5 +1,5 @@
 /**
- * The JSONC parser of the config importers (config-import.ts): JSON plus comments and trailing
+ * The JSONC parser of the config importers (import.ts): JSON plus comments and trailing
  * commas, which VS Code's mcp.json allows. Pure: no Node, no DOM. Errors name the file, line and
  * column, and never quote the file's text back (it may hold a secret).
  */

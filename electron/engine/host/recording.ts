@@ -2,7 +2,7 @@
  * Recording a live session from the app (`session:record`): where a trace goes by default, how a
  * recorder is started with its failure turned into a Result, and exports of a recording (finished
  * or still being written: the reader skips a cut last line). The recorder itself is
- * trace-recorder.ts; the SessionManager owns the recorder of each session.
+ * trace/recorder.ts; each live session (live-session.ts) owns its recorder.
  */
 import { existsSync, mkdirSync } from 'node:fs';
 import { homedir } from 'node:os';

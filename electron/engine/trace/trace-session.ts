@@ -4,8 +4,9 @@
  * Owns: a TraceReader (bounded index, file handle), the trace's small events in a TraceTimeline,
  * typed columns of frame and stderr line numbers, and the summary for the final report and the
  * exports (computed once, on demand). Fed by: the host (`trace:open` / `trace:seek` /
- * `frame:page` / `trace:export` / `trace:replay`). Listens: TraceHost, which turns `stateAt`
- * into snapshots. Frame text is read from disk one line at a time, only when asked for.
+ * `frame:page` / `trace:export` / `trace:replay`). Listens: TraceSessions
+ * (engine/host/trace-sessions.ts), which turns `stateAt` into snapshots. Frame text is read
+ * from disk one line at a time, only when asked for.
  */
 
 import { createHash } from 'node:crypto';
