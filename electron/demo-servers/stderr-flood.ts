@@ -12,7 +12,7 @@ import {
   startDemoServer,
   textResult,
 } from './lib/server.js';
-import { writeChunked } from './lib/stdio-writer.js';
+import { writeRepeated } from './lib/stdio-writer.js';
 
 const server = createDemoServer('stderr-flood');
 const startupBytes = server.knobs.int('bytes');
@@ -20,10 +20,9 @@ const chunkBytes = Math.max(1, server.knobs.int('chunk-bytes'));
 
 const LOG_LINE = '[stderr-flood] debug: very chatty log line that nobody asked for, 0123456789\n';
 
-/** Writes `bytes` bytes of log lines to stderr, chunk by chunk. */
+/** Writes `bytes` bytes of log lines to stderr, chunk by chunk (never all held at once). */
 async function flood(bytes: number): Promise<void> {
-  const text = LOG_LINE.repeat(Math.ceil(bytes / LOG_LINE.length)).slice(0, bytes);
-  await writeChunked(process.stderr, text, { chunkBytes });
+  await writeRepeated(process.stderr, LOG_LINE, bytes, { chunkBytes });
 }
 
 server.mcp.registerTool(

@@ -23,14 +23,17 @@ export interface WorkerStartConfig {
   stopGraceMs: { afterStdinClose: number; afterSigterm: number; afterSigkill: number };
   /** Epoch ms (timeOrigin + now) of the session start, so both threads share one clock. */
   startedAtEpochMs: number;
-  /** `pipe`: Node's own pipe for stdout even where the socket channel works (stdout-channel.ts). */
-  stdoutChannel?: 'socket' | 'pipe';
+  /** `pipe`: Node's own pipes for stdout and stderr even where the socket channels work
+   *  (read-channel.ts). */
+  readChannels?: 'socket' | 'pipe';
 }
 
 /** Main → worker. */
 export type ToWorker =
   /** `spare`: metadata buffers of batches main has decoded, handed back for reuse. */
   | { type: 'credit'; frames: number; bytes: number; spare?: MetaBuffers[] }
+  /** Main took one stderr batch (stderr-batcher.ts: a few batches in flight at most). */
+  | { type: 'stderr-credit' }
   | { type: 'write'; seq: number; data: Uint8Array }
   | { type: 'reader-mode'; mode: ReaderMode }
   | {
@@ -45,6 +48,8 @@ export interface WorkerCounters {
   t: number;
   stdoutBytes: number;
   stderrBytes: number;
+  /** stderr read while main was behind and dropped in the worker (the oldest; counted). */
+  stderrDroppedBytes: number;
   lineBytes: number;
   frames: number;
   largestFrameBytes: number;
@@ -82,7 +87,7 @@ export interface ExitInfo {
 
 /**
  * A pipe chunk on its way to main: an ArrayBuffer holding exactly the chunk, transferred; or,
- * for reads of a long line (stdout-channel.ts), a view of a shared slab — the same memory on
+ * for reads of a long line (read-channel.ts), a view of a shared slab — the same memory on
  * both sides, never written again once read into.
  */
 export type WireBuffer = ArrayBuffer | Uint8Array;

@@ -1,5 +1,5 @@
 /**
- * Shared slabs across the hand-off (electron/worker/stdout-channel.ts reads long lines into
+ * Shared slabs across the hand-off (electron/worker/read-channel.ts reads long lines into
  * them): the worker names each slab with a number, and main keeps one SharedArrayBuffer object
  * per name.
  *

@@ -12,7 +12,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import type { Readable, Writable } from 'node:stream';
 import type { ExitInfo } from '../wire/protocol.js';
-import type { StdoutChannel } from './stdout-channel.js';
+import type { ReadChannel } from './read-channel.js';
 
 export interface StopGrace {
   afterStdinClose: number;
@@ -31,7 +31,7 @@ export type StopStep = 'stdin-closed' | 'sigterm' | 'sigkill' | 'abandoned';
 
 export class ChildRunner {
   readonly child: ChildProcess;
-  /** The server's stdout as we read it: the channel's socket, or Node's pipe without one. */
+  /** The server's stdout and stderr as we read them: a channel's socket, or Node's pipe. */
   readonly stdout: Readable;
   readonly stderr: Readable;
   readonly stdin: Writable;
@@ -46,29 +46,35 @@ export class ChildRunner {
     spec: SpawnSpec,
     private readonly now: () => number,
     onExit: (exit: ExitInfo) => void,
-    channel: StdoutChannel | null = null,
+    channels: { stdout: ReadChannel | null; stderr: ReadChannel | null } = {
+      stdout: null,
+      stderr: null,
+    },
   ) {
+    const { stdout: out, stderr: err } = channels;
     try {
       this.child = spawn(spec.command, spec.args, {
         cwd: spec.cwd,
         env: spec.env,
-        stdio: ['pipe', channel?.serverEnd ?? 'pipe', 'pipe'],
+        stdio: ['pipe', out?.serverEnd ?? 'pipe', err?.serverEnd ?? 'pipe'],
         detached: process.platform !== 'win32',
         shell: false,
         windowsHide: true,
       });
     } catch (e) {
-      channel?.reader.destroy();
+      out?.reader.destroy();
+      err?.reader.destroy();
       throw e;
     } finally {
-      // The child has its own copy now (or there is no child): ours would keep EOF away.
-      channel?.serverEnd.destroy();
+      // The child has its own copies now (or there is no child): ours would keep EOF away.
+      out?.serverEnd.destroy();
+      err?.serverEnd.destroy();
     }
     const { stdin, stdout, stderr } = this.child;
-    if (!stdin || !stderr || !(stdout ?? channel)) throw new Error('spawn gave no pipes');
+    if (!stdin || !(stderr ?? err) || !(stdout ?? out)) throw new Error('spawn gave no pipes');
     this.stdin = stdin;
-    this.stderr = stderr;
-    this.stdout = channel?.reader ?? (stdout as Readable);
+    this.stderr = err?.reader ?? (stderr as Readable);
+    this.stdout = out?.reader ?? (stdout as Readable);
     this.child.once('exit', (code, signal) => {
       this.exit = { code, signal, t: this.now() };
       onExit(this.exit);

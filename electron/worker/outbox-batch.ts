@@ -104,7 +104,7 @@ function ownBuffer(chunk: Buffer): WireBuffer {
 const PACK_BELOW_AVERAGE = 16 * 1024;
 const PACK_MAX_BYTES = 1024 * 1024;
 
-/** Whether the chunk lies in a shared slab (stdout-channel.ts): it never leaves the thread. */
+/** Whether the chunk lies in a shared slab (read-channel.ts): it never leaves the thread. */
 export function isShared(chunk: Uint8Array): boolean {
   return chunk.buffer instanceof SharedArrayBuffer;
 }

@@ -1,5 +1,5 @@
 /**
- * Chunks read into shared slabs (stdout-channel.ts): they go to main as views of the slab, never
+ * Chunks read into shared slabs (read-channel.ts): they go to main as views of the slab, never
  * transferred nor copied — not when a batch is cut inside one, nor when packing, nor when the
  * line still arriving began in one — and main finds the frames in them as in owned chunks.
  */

@@ -22,9 +22,9 @@ import type {
 } from '../wire/protocol.js';
 import { ChildRunner } from './child-runner.js';
 import { Outbox } from './outbox.js';
+import { openReadChannel, ReadBuffers, type ReadChannel, ScratchBuffer } from './read-channel.js';
 import { StderrBatcher } from './stderr-batcher.js';
 import { StdinWriter } from './stdin-writer.js';
-import { openStdoutChannel, ReadBuffers, type StdoutChannel } from './stdout-channel.js';
 import { StdoutReader } from './stdout-reader.js';
 
 const COUNTERS_EVERY_MS = 100;
@@ -49,7 +49,10 @@ export class TransportWorker {
    *  `timeOrigin` getter is not free). */
   private readonly clockZero: number;
   private runner: ChildRunner | null = null;
-  private channel: StdoutChannel | null = null;
+  private channels: { stdout: ReadChannel | null; stderr: ReadChannel | null } = {
+    stdout: null,
+    stderr: null,
+  };
   private readerMode: ReaderMode;
   private stopping = false;
   private stopped = false;
@@ -97,8 +100,9 @@ export class TransportWorker {
       if (info.phase === 'start' && this.config.onOversize === 'terminate') void this.stop();
     });
     this.stderr = this.store.add(
-      new StderrBatcher((data) =>
-        this.post({ type: 'stderr', data, t: this.now() }, [data.buffer as ArrayBuffer]),
+      new StderrBatcher(
+        (data) => this.post({ type: 'stderr', data, t: this.now() }, [data.buffer as ArrayBuffer]),
+        this.now,
       ),
     );
     this.stdin = new StdinWriter(this.now, (seq, waitedMs, error) =>
@@ -119,21 +123,30 @@ export class TransportWorker {
 
   /**
    * The server, last of all (a spawn that throws at once finishes here, and finish() needs all
-   * of the above). Stdout comes through the socket channel where it can be made (see
-   * stdout-channel.ts), else through Node's pipe. Messages from main wait meanwhile: the port's
+   * of the above). Stdout and stderr come through socket channels where they can be made (see
+   * read-channel.ts), else through Node's pipes. Messages from main wait meanwhile: the port's
    * listener is attached at the end.
    */
   private async spawn(): Promise<void> {
     const c = this.config;
-    const readBuffers = new ReadBuffers(() => this.stdout.lineBytes);
-    this.channel =
-      c.stdoutChannel === 'pipe' ? null : await openStdoutChannel(readBuffers, this.onStdoutChunk);
+    const pipes = c.readChannels === 'pipe';
+    const [stdout, stderr] = await Promise.all([
+      pipes
+        ? null
+        : openReadChannel(
+            'stdout',
+            new ReadBuffers(() => this.stdout.lineBytes),
+            this.onStdoutChunk,
+          ),
+      pipes ? null : openReadChannel('stderr', new ScratchBuffer(), this.onStderrChunk),
+    ]);
+    this.channels = { stdout, stderr };
     try {
       this.runner = new ChildRunner(
         { command: c.command, args: c.args, cwd: c.cwd, env: c.env },
         this.now,
         (exit) => this.onExit(exit),
-        this.channel,
+        this.channels,
       );
     } catch (e) {
       // Synchronous spawn failures (bad arguments): report them like ENOENT, as data.
@@ -144,6 +157,11 @@ export class TransportWorker {
     else this.finish(null);
     this.store.add(listen(this.port, 'message', (msg: ToWorker) => this.onMessage(msg)));
   }
+
+  /** One read of stderr (a view the next read reuses, with a channel: the batcher copies it). */
+  private readonly onStderrChunk = (chunk: Buffer): void => {
+    this.stderr.push(chunk);
+  };
 
   /** One read of stdout (a chunk of the pipe, or of the channel's socket). */
   private readonly onStdoutChunk = (chunk: Buffer): void => {
@@ -168,8 +186,8 @@ export class TransportWorker {
       r.markSpawnFailed();
       this.finish(null);
     });
-    // The channel's socket hands its reads to onStdoutChunk itself (`onread`): no 'data' events.
-    if (!this.channel) r.stdout.on('data', this.onStdoutChunk);
+    // A channel's socket hands its reads over itself (`onread`): no 'data' events.
+    if (!this.channels.stdout) r.stdout.on('data', this.onStdoutChunk);
     r.stdout.on('end', () => {
       this.stdoutEnded = true;
       const partialBytes = this.stdout.end();
@@ -178,7 +196,7 @@ export class TransportWorker {
       this.applyReading();
     });
     r.stdout.on('error', () => {});
-    r.stderr.on('data', (chunk: Buffer) => this.stderr.push(chunk));
+    if (!this.channels.stderr) r.stderr.on('data', this.onStderrChunk);
     r.stderr.on('error', () => {});
     this.stdin.attach(r.stdin);
   }
@@ -248,6 +266,7 @@ export class TransportWorker {
       t: now,
       stdoutBytes: s.bytesIn,
       stderrBytes: this.stderr.bytes,
+      stderrDroppedBytes: this.stderr.droppedBytes,
       lineBytes: s.lineBytes,
       frames: s.frames,
       largestFrameBytes: s.largestFrameBytes,
@@ -297,6 +316,9 @@ export class TransportWorker {
         }
         this.applyReading();
         break;
+      case 'stderr-credit':
+        this.stderr.credit();
+        break;
       case 'write':
         this.stdin.write(msg.seq, msg.data);
         break;
@@ -342,7 +364,7 @@ export class TransportWorker {
   private finish(exit: ExitInfo | null): void {
     if (this.stopped) return;
     this.stopped = true;
-    this.stderr.flush();
+    this.stderr.flushFinal();
     if (!this.stdoutEnded && this.runner) {
       // The ladder abandoned a stdout still held outside our group: the line in progress is
       // partial at "EOF" all the same (the byte invariant and truncated-at-exit rely on it).

@@ -51,7 +51,7 @@ afterEach(async () => {
 });
 
 function start(
-  stdoutChannel: 'socket' | 'pipe',
+  readChannels: 'socket' | 'pipe',
   readerMode: 'drain' | 'paused' | 'naive' = 'drain',
   server = SERVER,
 ) {
@@ -64,7 +64,7 @@ function start(
     overloadPolicy: 'pause',
     spillMaxBytes: 64 * MiB,
     readerMode,
-    stdoutChannel,
+    readChannels,
   });
   return transport;
 }
@@ -290,7 +290,7 @@ describe('a spawn that throws at once (an argument with a NUL byte)', () => {
         overloadPolicy: 'pause',
         spillMaxBytes: MiB,
         readerMode: 'drain',
-        stdoutChannel: channel,
+        readChannels: channel,
       });
       const t = transport;
       const events: string[] = [];

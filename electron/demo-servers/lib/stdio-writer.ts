@@ -36,6 +36,36 @@ export async function writeChunked(
   }
 }
 
+/**
+ * Writes `total` bytes made of `pattern` repeated (cut at `total`), chunk by chunk as
+ * writeChunked does, without ever holding them all: any size, a gigabyte or more.
+ */
+export async function writeRepeated(
+  stream: Writable,
+  pattern: string,
+  total: number,
+  options: ChunkedWriteOptions = {},
+): Promise<void> {
+  const chunkBytes = options.chunkBytes ?? DEFAULT_CHUNK_BYTES;
+  const unit = Buffer.from(pattern, 'utf8');
+  if (unit.length === 0 || total <= 0) return;
+  // One chunk's worth of the pattern, starting at each offset of it: chunk k begins at
+  // (k * chunkBytes) % unit.length, so a chunk is a view of this buffer.
+  const copies = Math.ceil(chunkBytes / unit.length) + 1;
+  const run = Buffer.alloc(unit.length * copies);
+  for (let i = 0; i < copies; i++) unit.copy(run, i * unit.length);
+  for (let offset = 0; offset < total; offset += chunkBytes) {
+    if (options.signal?.aborted) return;
+    const start = offset % unit.length;
+    const n = Math.min(chunkBytes, total - offset);
+    const ok = stream.write(run.subarray(start, start + n));
+    if (!ok) {
+      options.onBackpressure?.();
+      await waitForDrain(stream);
+    }
+  }
+}
+
 /** Resolves on 'drain'; rejects if the stream errors or closes first (host went away). */
 export async function waitForDrain(stream: Writable): Promise<void> {
   const ac = new AbortController();

@@ -54,7 +54,7 @@ describe('FrameStore with frames located in their chunks', () => {
     expect(store.droppedBytes).toBe(90);
   });
 
-  it('counts a shared slab whole, once, for the frames located in it (stdout-channel.ts)', () => {
+  it('counts a shared slab whole, once, for the frames located in it (read-channel.ts)', () => {
     const slab = new SharedArrayBuffer(4 * 1024 * 1024);
     Buffer.from(slab).write('{"a":1}\n{"b":22}\n', 1000);
     const store = new FrameStore(16 * 1024 * 1024);

@@ -360,8 +360,13 @@ export class Session extends EventEmitter<SessionEvents> {
       processExits: this.processExits,
       requestsInFlight: this.requests.inFlight().length,
       notifications: this.router.notifications,
-      stderrDroppedBytes: this.stderr.droppedBytes,
+      stderrDroppedBytes: this.stderrDropped(),
     });
+  }
+
+  /** stderr bytes not kept: dropped by the worker while main was behind, or by the ring. */
+  private stderrDropped(): number {
+    return this.stderr.droppedBytes + (this.transport.lastCounters?.stderrDroppedBytes ?? 0);
   }
 
   /** Stops the server through the ladder and releases everything this session owns. */
@@ -376,10 +381,13 @@ export class Session extends EventEmitter<SessionEvents> {
     this.dispatcher.stop();
     this.recoveryVerdict.flush();
     if (result.exit && !this.exit) this.exit = result.exit;
-    if (this.stderr.droppedBytes > 0) {
+    const inWorker = this.transport.lastCounters?.stderrDroppedBytes ?? 0;
+    if (this.stderrDropped() > 0) {
+      const never = inWorker > 0 ? `, ${inWorker} of them read faster than the host took them` : '';
       this.findings.raise(
         'stderr-dropped',
-        `${this.stderr.droppedBytes} bytes of stderr dropped from the ring`,
+        `${this.stderrDropped()} bytes of stderr dropped from the bounded ring${never} ` +
+          '(all counted in stderr bytes)',
         this.now(),
       );
     }

@@ -45,8 +45,8 @@ export type TransportConfig = Pick<
   creditBytes?: number;
   /** Epoch ms the session's clock counts from (defaults to now). */
   startedAtEpochMs?: number;
-  /** How stdout is read (tests of both ways; default: the socket channel where it works). */
-  stdoutChannel?: WorkerStartConfig['stdoutChannel'];
+  /** How stdout and stderr are read (default: the socket channels where they work). */
+  readChannels?: WorkerStartConfig['readChannels'];
 };
 
 export interface TransportEvents {
@@ -119,7 +119,7 @@ export class Transport extends EventEmitter<TransportEvents> {
       creditBytes: config.creditBytes ?? DEFAULT_CREDIT_BYTES,
       stopGraceMs: config.stopGraceMs ?? { ...DEFAULT_STOP_GRACE_MS },
       startedAtEpochMs: this.startedAtEpochMs,
-      stdoutChannel: config.stdoutChannel,
+      readChannels: config.readChannels,
     };
     this.worker = new Worker(workerUrl(), {
       workerData: start,
@@ -218,6 +218,8 @@ export class Transport extends EventEmitter<TransportEvents> {
           Buffer.from(msg.data.buffer, msg.data.byteOffset, msg.data.length),
           msg.t,
         );
+        // Taken: the worker may post the next (stderr has credits of its own, like frames).
+        this.send({ type: 'stderr-credit' });
         break;
       case 'counters':
         this.lastCounters = msg.counters;

@@ -6,12 +6,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
-  openStdoutChannel,
+  openReadChannel,
   ReadBuffers,
+  type ReadChannel,
   SLAB_AFTER,
-  type StdoutChannel,
   takeConnection,
-} from './stdout-channel.js';
+} from './read-channel.js';
 
 const KiB = 1024;
 const MiB = 1024 * KiB;
@@ -134,8 +134,8 @@ describe('takeConnection', () => {
   });
 });
 
-describe('openStdoutChannel', () => {
-  let channel: StdoutChannel | null = null;
+describe('openReadChannel', () => {
+  let channel: ReadChannel | null = null;
   const envTmp = process.env.TMPDIR;
   const dirs: string[] = [];
   /** A fresh directory for TMPDIR (removed after the test). */
@@ -160,13 +160,13 @@ describe('openStdoutChannel', () => {
       const received: Buffer[] = [];
       let line = 0;
       const buffers = new ReadBuffers(() => line);
-      channel = await openStdoutChannel(buffers, (c) => {
+      channel = await openReadChannel('stdout', buffers, (c) => {
         received.push(Buffer.from(c));
         line += c.length; // one long line: the reads move to slabs past SLAB_AFTER
       });
       expect(channel).not.toBeNull();
       expect(readdirSync(base)).toEqual([]); // the listener and its directory are gone
-      const c = channel as StdoutChannel;
+      const c = channel as ReadChannel;
       const child = spawn(
         process.execPath,
         ['-e', "process.stdout.write(Buffer.alloc(6 * 1024 * 1024, 'z'), () => process.exit(0))"],
@@ -191,7 +191,7 @@ describe('openStdoutChannel', () => {
       const long = join(base, 'd'.repeat(120));
       mkdirSync(long);
       process.env.TMPDIR = long;
-      channel = await openStdoutChannel(new ReadBuffers(() => 0), () => {});
+      channel = await openReadChannel('stdout', new ReadBuffers(() => 0), () => {});
       expect(channel).toBeNull();
       expect(readdirSync(long)).toEqual([]);
       expect(readdirSync(base)).toEqual(['d'.repeat(120)]); // nothing cut short landed here

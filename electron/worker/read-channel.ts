@@ -1,19 +1,21 @@
 /**
- * Stdout channel: the socket the server writes its stdout to, and the buffers each read goes
- * into.
+ * Read channels: the sockets the server writes its stdout and its stderr to, and the buffers
+ * each read goes into.
  *
  * Owns: the listening socket and its private directory (only until the connection is made), the
- * read buffers. Fed by: the transport worker (`openStdoutChannel` before the spawn); the stdout
+ * read buffers. Fed by: the transport worker (`openReadChannel` before the spawn); the stdout
  * reader tells `ReadBuffers` how long the line still arriving is. Listens: nothing.
  *
  * Node's pipes to a child are Unix stream sockets (libuv makes them with socketpair), read
  * through Node's streams: a fresh 64 KiB buffer per read. A server writing one 64 MiB frame
  * then has a thousand of them alive until the frame ends, and that alone costs a quarter more
- * than a drain that frees each read (the bench's `raw-keep`). A socket we connect ourselves can be read with
- * net's `onread` into buffers we choose, so on Unix the server's stdout is one end of such a
- * socket, made by a listener that lives for one connection in a directory only we can enter,
- * and that takes only the connection presenting a random token. (The server sees what it saw
- * before: a Unix stream socket.) Windows keeps Node's pipes.
+ * than a drain that frees each read (the bench's `raw-keep`); a server flooding stderr has the
+ * reader allocate as fast as it logs, memory the allocator keeps after the session. A socket we
+ * connect ourselves can be read with net's `onread` into buffers we choose, so on Unix the
+ * server's stdout and stderr are each one end of such a socket, made by a listener that lives
+ * for one connection in a directory only we can enter, and that takes only the connection
+ * presenting a random token. (The server sees what it saw before: a Unix stream socket.)
+ * Windows keeps Node's pipes.
  */
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -35,8 +37,31 @@ const MAX_SOCKET_PATH = 103;
 /** How long the connection may take before the channel gives up (and Node's pipes are used). */
 const CONNECT_TIMEOUT_MS = 2000;
 
+/** Where the reads of a channel go: `next` gives the buffer of the next read, `took` the
+ *  chunk that read filled. */
+export interface ChannelBuffers {
+  next(): Uint8Array;
+  took(n: number): Buffer;
+}
+
 /**
- * Where each read goes. Small lines: a 64 KiB buffer, handed on whole when a read fills it
+ * stderr's reads: always into the same buffer, and the chunk is a view of it, valid until the
+ * next read (the stderr batcher copies it into its ring at once). Nothing is allocated per read.
+ */
+export class ScratchBuffer implements ChannelBuffers {
+  private readonly buf = Buffer.allocUnsafeSlow(READ_BYTES);
+
+  next(): Uint8Array {
+    return this.buf;
+  }
+
+  took(n: number): Buffer {
+    return this.buf.subarray(0, n);
+  }
+}
+
+/**
+ * stdout's reads. Small lines: a 64 KiB buffer, handed on whole when a read fills it
  * (it then belongs to the chunk, and is transferred to main with it), else the read is copied
  * out at its size and the buffer reused. A line past SLAB_AFTER: reads go one after another
  * into a 4 MiB SharedArrayBuffer, handed on as views — nothing is allocated per read and
@@ -44,7 +69,7 @@ const CONNECT_TIMEOUT_MS = 2000;
  * instead of ~1,000. A slab is kept for the next long line until full; it lives as long as a
  * view of it does (main's frame store counts it whole).
  */
-export class ReadBuffers {
+export class ReadBuffers implements ChannelBuffers {
   private small: Buffer | null = null;
   private slab: Buffer | null = null;
   private used = 0;
@@ -89,10 +114,10 @@ export class ReadBuffers {
   }
 }
 
-export interface StdoutChannel {
+export interface ReadChannel {
   /** Our end, read with `onread` into `buffers`; it ends when every holder of the other closed. */
   reader: net.Socket;
-  /** The end the server gets as its stdout (ours to close once the child has it). */
+  /** The end the server gets as its stdout or stderr (ours to close once the child has it). */
   serverEnd: net.Socket;
 }
 
@@ -142,21 +167,22 @@ export function takeConnection(
  * that refuses us, a path too long for a socket, a timeout): the caller then uses Node's pipes,
  * as before. `onChunk` gets each read (see ReadBuffers).
  */
-export async function openStdoutChannel(
-  buffers: ReadBuffers,
+export async function openReadChannel(
+  name: 'stdout' | 'stderr',
+  buffers: ChannelBuffers,
   onChunk: (chunk: Buffer) => void,
-): Promise<StdoutChannel | null> {
+): Promise<ReadChannel | null> {
   if (process.platform === 'win32') return null;
-  // mkdtemp adds 6 characters; the socket is `stdout` in it.
+  // mkdtemp adds 6 characters; the socket is `name` in it.
   const prefix = join(tmpdir(), 'pipescope-');
-  if (Buffer.byteLength(prefix) + 6 + '/stdout'.length > MAX_SOCKET_PATH) return null;
+  if (Buffer.byteLength(prefix) + 6 + 1 + name.length > MAX_SOCKET_PATH) return null;
   let dir: string;
   try {
     dir = mkdtempSync(prefix); // mode 0700: only we can connect
   } catch {
     return null;
   }
-  const path = join(dir, 'stdout');
+  const path = join(dir, name);
   const token = randomBytes(TOKEN_BYTES);
   const server = net.createServer();
   // (Assigned in a callback: typed so, not narrowed to null.)
