@@ -50,7 +50,8 @@ export interface LiveMetrics extends ReportMetrics {
   requestsInFlight: number;
   /** Notifications received from the server (progress, logging, other). */
   notifications: number;
-  /** stderr bytes dropped from the bounded ring (they were still counted in stderrBytes). */
+  /** stderr bytes not kept: the oldest, dropped while the host was behind or from the bounded
+   *  ring (they were still counted in stderrBytes). */
   stderrDroppedBytes: number;
 }
 
