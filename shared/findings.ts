@@ -22,6 +22,7 @@ export const FINDING_LEVELS = {
   'unexpected-response': 'warn',
   'invalid-message': 'warn',
   'progress-anomaly': 'warn',
+  'processes-left': 'warn',
 } as const satisfies Record<string, FindingLevel>;
 
 export type FindingCode = keyof typeof FINDING_LEVELS;
@@ -109,6 +110,10 @@ export const FINDING_EXPLANATIONS: Record<FindingCode, string> = {
   'invalid-message': 'A JSON line on stdout that is not a JSON-RPC 2.0 message.',
   'progress-anomaly':
     'Progress notifications that do not increase, use an unknown token or arrive after completion.',
+  'processes-left':
+    'Processes of the server outlived the stop: in its process group after SIGKILL, or outside ' +
+    'it (setsid, a double fork) still holding its stdio. Pipescope names them and kills what it ' +
+    'can; a server should stop its children when its stdin closes.',
 };
 
 export function findingLevel(code: FindingCode): FindingLevel {

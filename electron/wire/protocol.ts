@@ -78,6 +78,17 @@ export interface WorkerCounters {
   stdoutEnded: boolean;
 }
 
+/** A process of the server's still alive after the stop ladder (DESIGN.md `processes-left`). */
+export interface LeftProcess {
+  pid: number;
+  pgrp: number;
+  command: string;
+  /** In the server's process group, or outside it holding the server's stdio. */
+  why: 'group' | 'stdio';
+  /** Gone once signalled by pid (stdio holders), or still alive. */
+  killed: boolean;
+}
+
 export interface ExitInfo {
   code: number | null;
   signal: string | null;
@@ -120,7 +131,13 @@ export type FromWorker =
   | { type: 'overload'; policy: OverloadPolicy; t: number; frames: number; bytes: number }
   | { type: 'stdout-end'; partialBytes: number; t: number }
   | { type: 'exit'; exit: ExitInfo }
-  | { type: 'stopped'; exit: ExitInfo | null; counters: WorkerCounters }
+  | {
+      type: 'stopped';
+      exit: ExitInfo | null;
+      counters: WorkerCounters;
+      /** Processes of the server still alive after the stop ladder (see child-runner.ts). */
+      left: LeftProcess[];
+    }
   | { type: 'fatal'; message: string };
 
 /**

@@ -374,7 +374,7 @@ export class TransportWorker {
     // Everything still spilled goes now, credits or not: nothing is lost silently.
     this.outbox.releaseAll();
     this.store.dispose();
-    this.post({ type: 'stopped', exit, counters: this.counters() });
+    this.post({ type: 'stopped', exit, counters: this.counters(), left: this.runner?.left ?? [] });
     this.port.close();
   }
 }

@@ -9,6 +9,7 @@ import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { demoCommand } from '../../dist/electron/demo-servers/launch.js';
 import { SessionManager } from '../../dist/electron/engine/host/session-manager.js';
 import { SessionError } from '../../dist/electron/engine/session/types.js';
 import { defaultEnvNames } from '../../dist/electron/engine/transport/child-env.js';
@@ -96,6 +97,48 @@ describe('stop ladder', () => {
     expect(c?.partialBytesAtEof).toBe(21);
     expectByteInvariant(session);
     expect(findingCodes(session)).toContain('truncated-at-exit');
+  });
+
+  it('a grandchild that let go of the pipes is stopped with the group, whatever the leader did', async () => {
+    // The leader (node, exec'd by sh) exits on stdin EOF; its background sleep keeps running
+    // in the group with its stdio on /dev/null, so nothing ties it to our pipes.
+    const healthy = demoCommand('healthy');
+    const session = startSession({
+      command: 'sh',
+      args: [
+        '-c',
+        `sleep 309 </dev/null >/dev/null 2>&1 & echo "bg $!" >&2; exec ${healthy.command} ${healthy.args[0]}`,
+      ],
+    });
+    await session.whenStarted();
+    await waitFor(() => /bg \d+/.test(session.stderr.text()), 5000, 'the background pid');
+    const bg = Number(/bg (\d+)/.exec(session.stderr.text())?.[1]);
+    expect(running(bg)).toBe(true);
+    await session.stop();
+    expect(running(bg)).toBe(false);
+    expect(groupMembers(session.pid ?? -1)).toEqual([]);
+    expect(findingCodes(session)).not.toContain('processes-left');
+  });
+
+  it('a process that left the group (setsid) and holds stdout is named in processes-left and killed', async () => {
+    const healthy = demoCommand('healthy');
+    const session = startSession({
+      command: 'sh',
+      args: [
+        '-c',
+        `setsid sh -c 'echo "escaped $$" >&2; trap "" TERM; exec sleep 313' & exec ${healthy.command} ${healthy.args[0]}`,
+      ],
+    });
+    await session.whenStarted();
+    await waitFor(() => /escaped \d+/.test(session.stderr.text()), 5000, 'the escaped pid');
+    const escaped = Number(/escaped (\d+)/.exec(session.stderr.text())?.[1]);
+    expect(running(escaped)).toBe(true);
+    await withTimeout(session.stop(), 10_000, 'the stop');
+    expect(running(escaped)).toBe(false);
+    const left = session.findings.all().find((f) => f.code === 'processes-left');
+    expect(left?.level).toBe('warn');
+    expect(left?.message).toContain(`${escaped} sleep 313`);
+    expect(left?.message).toMatch(/outside its group, holding its stdio; killed/);
   });
 });
 

@@ -19,7 +19,7 @@ import {
 } from '../../../shared/session-config.js';
 import type { SessionState } from '../../../shared/session-info.js';
 import type { ReaderMode } from '../../../shared/session-options.js';
-import type { ExitInfo, WorkerCounters } from '../../wire/protocol.js';
+import type { ExitInfo, LeftProcess, WorkerCounters } from '../../wire/protocol.js';
 import { type StopResult, Transport, type TransportEvents } from '../transport/transport.js';
 import { Dispatcher } from './dispatcher.js';
 import { FindingsEngine, type TickState } from './findings-engine.js';
@@ -381,6 +381,8 @@ export class Session extends EventEmitter<SessionEvents> {
     this.dispatcher.stop();
     this.recoveryVerdict.flush();
     if (result.exit && !this.exit) this.exit = result.exit;
+    if (result.left.length > 0)
+      this.findings.raise('processes-left', leftMessage(result.left), this.now());
     const inWorker = this.transport.lastCounters?.stderrDroppedBytes ?? 0;
     if (this.stderrDropped() > 0) {
       const never = inWorker > 0 ? `, ${inWorker} of them read faster than the host took them` : '';
@@ -402,4 +404,11 @@ export class Session extends EventEmitter<SessionEvents> {
     if (this.state !== 'failed') this.setState('stopped');
     this.removeAllListeners('tick');
   }
+}
+
+function leftMessage(left: readonly LeftProcess[]): string {
+  const one = (p: LeftProcess): string =>
+    `${p.pid} ${p.command.slice(0, 120)} (${p.why === 'group' ? 'in its process group' : 'outside its group, holding its stdio'}; ${p.killed ? 'killed' : 'still running'})`;
+  const n = left.length;
+  return `${n} process${n === 1 ? '' : 'es'} of the server outlived the stop ladder: ${left.map(one).join(', ')}`;
 }

@@ -16,6 +16,7 @@ import type { MetaBuffers } from '../../wire/columns.js';
 import type {
   ExitInfo,
   FromWorker,
+  LeftProcess,
   ToWorker,
   WorkerCounters,
   WorkerStartConfig,
@@ -66,6 +67,8 @@ export interface TransportEvents {
 export interface StopResult {
   exit: ExitInfo | null;
   counters: WorkerCounters | null;
+  /** Processes of the server still alive after the stop ladder. */
+  left: LeftProcess[];
 }
 
 export interface WriteResult {
@@ -244,7 +247,7 @@ export class Transport extends EventEmitter<TransportEvents> {
       }
       case 'stopped':
         this.lastCounters = msg.counters;
-        this.finish({ exit: msg.exit, counters: msg.counters });
+        this.finish({ exit: msg.exit, counters: msg.counters, left: msg.left });
         void this.worker.terminate();
         break;
       case 'fatal':
@@ -267,7 +270,7 @@ export class Transport extends EventEmitter<TransportEvents> {
       }
     }
     this.emit('fatal', message);
-    this.finish({ exit: null, counters: this.lastCounters });
+    this.finish({ exit: null, counters: this.lastCounters, left: [] });
   }
 
   private finish(result: StopResult): void {
