@@ -91,13 +91,13 @@ export function attachSocket(ws: WebSocket, backend: HostBackend, stats: BridgeS
       send({ id: call.id, result: err('EBADMSG', call.error) });
       return;
     }
+    if (inFlight >= MAX_IN_FLIGHT) {
+      send({ id: call.id, result: err('EBUSY', `at most ${MAX_IN_FLIGHT} calls in flight`) });
+      return;
+    }
     const hostCall = parseHostCall(call.channel, call.payload);
     if (!hostCall.ok) {
       send({ id: call.id, result: hostCall });
-      return;
-    }
-    if (inFlight >= MAX_IN_FLIGHT) {
-      send({ id: call.id, result: err('EBUSY', `at most ${MAX_IN_FLIGHT} calls in flight`) });
       return;
     }
     inFlight += 1;

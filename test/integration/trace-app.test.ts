@@ -83,6 +83,15 @@ describe('trace channels through the SessionManager', () => {
     expect(opened.trace?.markers.some((m) => m.label === 'stdout-pollution')).toBe(true);
     expect(opened.command).toBe(process.execPath);
     expect(sessionInfo(traceId)?.trace).not.toBeNull();
+    // The recording ends as the session did: its last state line is `stopped`, before `end`.
+    const lines = readFileSync(file, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
+    const states = lines.filter((e) => e.type === 'state').map((e) => e.state);
+    expect(states.at(-1)).toBe('stopped');
+    expect(lines.at(-1).type).toBe('end');
+    expect(opened.state).toBe('stopped');
   });
 
   it('seeks: 0 is empty, the middle has the first call only, the end is the whole session', async () => {

@@ -70,7 +70,11 @@ export class LiveSession implements HostedSession {
       this.info.pid = s.pid;
       d.touch();
       this.events.changed();
-      if (state === 'stopped' && this.recorder) void this.finishRecording(this.recorder);
+      // After this emit: the recorder's own 'stopped' listener writes the state line first
+      // (finishing here, in the same emit, closed the file before it could).
+      const recorder = this.recorder;
+      if (state === 'stopped' && recorder)
+        queueMicrotask(() => void this.finishRecording(recorder));
     });
     this.on('exit', (exit) => {
       this.info.exit = { code: exit.code, signal: exit.signal };

@@ -145,6 +145,7 @@ export class SessionManager implements HostContext {
     await Promise.all(all.map((s) => s.finishWriting()));
     await this.traces.dispose();
     this.flushSnapshots();
+    for (const s of all) s.dispose();
   }
 
   /** A short fingerprint for logs without leaking config (never the env values). */
