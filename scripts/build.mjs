@@ -1,15 +1,20 @@
 #!/usr/bin/env node
 // `npm run build [-- --force]`: TypeScript (tsc -b, incremental by itself), the WebAssembly
-// scanner, the renderer and the preload bundles into dist/. A step whose outputs are newer than
-// every one of its inputs is skipped, so a second build is a check, not a rebuild: `npm install`
-// builds (prepare), and `npm test` / `npm start` / CI build again only what changed.
+// scanner, the renderer and the preload bundles into dist/. Each of the last three records the
+// fingerprint of its inputs (every file's path, size and modification time, taken before the
+// step ran) in dist/.build-stamps.json; a step whose outputs exist and whose inputs still have
+// that fingerprint is skipped. So a second build is a check, not a rebuild (`npm install`
+// builds, and `npm test` / `npm start` / CI build again only what changed), and a file saved
+// while its step ran, or replaced by an older copy, is built the next time.
 import { spawnSync } from 'node:child_process';
-import { existsSync, readdirSync, statSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const force = process.argv.includes('--force');
+const STAMPS = path.join(ROOT, 'dist', '.build-stamps.json');
 const bin = (name) => path.join(ROOT, 'node_modules', '.bin', name);
 
 /** What every step depends on besides its own sources. */
@@ -27,7 +32,7 @@ const STEPS = [
   {
     name: 'renderer',
     inputs: ['renderer', 'shared', 'vite.config.ts', 'tsconfig.renderer.json'],
-    outputs: ['dist/renderer/index.html'],
+    outputs: ['dist/renderer/index.html', 'dist/renderer/assets'],
     run: [bin('vite'), ['build', '--logLevel', 'warn']],
   },
   {
@@ -38,29 +43,44 @@ const STEPS = [
   },
 ];
 
-/** Newest modification time under `p` (a file or a folder), 0 when absent. */
-function newest(p) {
+/** Every file under `p` (a file or a folder) as `path size mtime` lines, in order. */
+function listing(p, out) {
   const full = path.join(ROOT, p);
-  if (!existsSync(full)) return 0;
+  if (!existsSync(full)) return;
   const st = statSync(full);
-  if (!st.isDirectory()) return st.mtimeMs;
-  let m = st.mtimeMs; // a deleted file changes its folder's time
-  for (const e of readdirSync(full)) m = Math.max(m, newest(path.join(p, e)));
-  return m;
+  if (!st.isDirectory()) {
+    out.push(`${p} ${st.size} ${st.mtimeMs}`);
+    return;
+  }
+  for (const e of readdirSync(full).sort()) listing(path.join(p, e), out);
 }
 
-function upToDate(step) {
+function fingerprint(step) {
+  const lines = [];
+  for (const p of [...step.inputs, ...COMMON]) listing(p, lines);
+  return createHash('sha256').update(lines.join('\n')).digest('hex');
+}
+
+function readStamps() {
+  try {
+    return JSON.parse(readFileSync(STAMPS, 'utf8'));
+  } catch {
+    return {};
+  }
+}
+
+const stamps = readStamps();
+
+function upToDate(step, print) {
   if (force || !step.inputs) return false;
-  const inputs = Math.max(...[...step.inputs, ...COMMON].map(newest));
-  return step.outputs.every((o) => {
-    const full = path.join(ROOT, o);
-    return existsSync(full) && statSync(full).mtimeMs >= inputs;
-  });
+  return stamps[step.name] === print && step.outputs.every((o) => existsSync(path.join(ROOT, o)));
 }
 
 const skipped = [];
 for (const step of STEPS) {
-  if (upToDate(step)) {
+  // Taken before the step runs: a file saved meanwhile changes it, so the next build runs again.
+  const print = step.inputs ? fingerprint(step) : null;
+  if (upToDate(step, print)) {
     skipped.push(step.name);
     continue;
   }
@@ -69,6 +89,11 @@ for (const step of STEPS) {
   if (r.status !== 0) {
     process.stderr.write(`build: ${step.name} failed\n`);
     process.exit(r.status ?? 1);
+  }
+  if (print !== null) {
+    stamps[step.name] = print;
+    mkdirSync(path.dirname(STAMPS), { recursive: true });
+    writeFileSync(STAMPS, `${JSON.stringify(stamps, null, 2)}\n`);
   }
 }
 if (skipped.length > 0) process.stdout.write(`build: up to date: ${skipped.join(', ')}\n`);
