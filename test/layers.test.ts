@@ -24,7 +24,8 @@ const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 // ---- reading imports ----
 
 interface ImportRef {
-  spec: string;
+  /** The module named; null when it is computed (a template or a variable): not checkable. */
+  spec: string | null;
   /** `import type …` / `export type … from`: erased at run time. */
   typeOnly: boolean;
   line: number;
@@ -36,9 +37,10 @@ function importsOf(fileName: string, text: string): ImportRef[] {
   const sf = ts.createSourceFile(fileName, text, ts.ScriptTarget.Latest, true, kind);
   const out: ImportRef[] = [];
   const add = (spec: ts.Expression | undefined, typeOnly: boolean, node: ts.Node): void => {
-    if (!spec || !ts.isStringLiteralLike(spec)) return;
+    if (!spec) return;
     const line = sf.getLineAndCharacterOfPosition(node.getStart(sf)).line + 1;
-    out.push({ spec: spec.text, typeOnly, line });
+    const literal = ts.isStringLiteral(spec) || ts.isNoSubstitutionTemplateLiteral(spec);
+    out.push({ spec: literal ? spec.text : null, typeOnly, line });
   };
   const visit = (node: ts.Node): void => {
     if (ts.isImportDeclaration(node)) {
@@ -54,7 +56,12 @@ function importsOf(fileName: string, text: string): ImportRef[] {
     } else if (ts.isCallExpression(node)) {
       const callee = node.expression;
       const isImport = callee.kind === ts.SyntaxKind.ImportKeyword;
-      const isRequire = ts.isIdentifier(callee) && callee.text === 'require';
+      const isRequire =
+        (ts.isIdentifier(callee) && callee.text === 'require') ||
+        // createRequire(import.meta.url)(…): a require under another name
+        (ts.isCallExpression(callee) &&
+          ts.isIdentifier(callee.expression) &&
+          callee.expression.text === 'createRequire');
       if (isImport || isRequire) add(node.arguments[0], false, node);
     }
     ts.forEachChild(node, visit);
@@ -75,7 +82,7 @@ function packageOf(spec: string): string {
   return spec.startsWith('@') ? parts.slice(0, 2).join('/') : parts[0];
 }
 
-const SOURCE_EXTENSIONS = ['.ts', '.tsx', '.mts', '.js', '.mjs'];
+const SOURCE_EXTENSIONS = ['.ts', '.tsx', '.mts', '.cts', '.js', '.jsx', '.mjs', '.cjs'];
 
 /** The repository file a relative specifier names, or null (a generated or missing file). */
 function resolveRelative(from: string, spec: string, exists: (f: string) => boolean): string {
@@ -281,9 +288,14 @@ function checkFile(
 ): Violation[] {
   const out: Violation[] = [];
   const layer = layerOf(file, layers);
-  const bad = (r: ImportRef, rule: string) => out.push({ file, line: r.line, spec: r.spec, rule });
+  const bad = (r: ImportRef, rule: string) =>
+    out.push({ file, line: r.line, spec: r.spec ?? '(computed)', rule });
   for (const r of refs) {
     const spec = r.spec;
+    if (spec === null) {
+      bad(r, 'name a module with a string literal, so that its layer can be checked');
+      continue;
+    }
     if (spec === 'electron' || spec.startsWith('electron/')) {
       if (!layer?.packages.includes('electron'))
         bad(r, 'only electron/main and electron/preload may import electron');
@@ -353,7 +365,7 @@ const tracked = execFileSync('git', ['ls-files', '--cached', '--others', '--excl
   encoding: 'utf8',
 })
   .split('\n')
-  .filter((f) => /\.(ts|tsx|mts|mjs|js|cjs)$/.test(f));
+  .filter((f) => /\.(ts|tsx|mts|cts|mjs|js|jsx|cjs)$/.test(f));
 const trackedSet = new Set(tracked);
 const exists = (f: string): boolean => trackedSet.has(f);
 const isTest = (f: string): boolean =>
@@ -451,6 +463,16 @@ describe('the layer rules (on made-up files)', () => {
     ).toContainEqual(expect.stringMatching(/nothing imports electron\/main\/main.ts/));
   });
 
+  it('refuses a module named by a computed string, and sees createRequire', () => {
+    expect(check('shared/x.ts', 'const m = await import(`node:${name}`);')[0].rule).toMatch(
+      /string literal/,
+    );
+    expect(check('electron/worker/a.ts', 'require(name);')[0].spec).toBe('(computed)');
+    expect(
+      check('renderer/app/y.tsx', "createRequire(import.meta.url)('node:fs');")[0].rule,
+    ).toMatch(/Node/);
+  });
+
   it('refuses a package a layer does not list, and bare built-ins', () => {
     expect(check('renderer/app/y.tsx', "import ws from 'ws';")[0].rule).toMatch(/not ws/);
     expect(check('electron/worker/a.ts', "import path from 'path';")[0].rule).toMatch(/node:path/);
@@ -491,13 +513,29 @@ describe('the repository', () => {
     expect(violations.map((v) => `${v.file}:${v.line} imports ${v.spec}: ${v.rule}`)).toEqual([]);
   });
 
+  it('docs/architecture.md shows the same table of layers as this test enforces', () => {
+    const doc = readFileSync(path.join(ROOT, 'docs', 'architecture.md'), 'utf8');
+    const shown = new Map<string, string[]>();
+    for (const m of doc.matchAll(/^\| `([^`]+)` \| [^|]+ \| ([^|]+) \|/gm))
+      shown.set(m[1], m[2].trim() === '—' ? [] : m[2].split(',').map((x) => x.trim()));
+    for (const l of LAYERS) expect(shown.get(l.owns), l.owns).toEqual(l.may);
+  });
+
+  it('main.ts and the preload do load electron at run time (the rule above is not vacuous)', () => {
+    for (const f of RUNTIME_ELECTRON)
+      expect(
+        refsOf.get(f)?.some((r) => r.spec === 'electron' && !r.typeOnly),
+        f,
+      ).toBe(true);
+  });
+
   it('no import circle between production files', () => {
     const graph = new Map(
       production.map((f) => [
         f,
-        (refsOf.get(f) ?? [])
-          .filter((r) => r.spec.startsWith('.'))
-          .map((r) => resolveRelative(f, r.spec, exists)),
+        (refsOf.get(f) ?? []).flatMap((r) =>
+          r.spec?.startsWith('.') ? [resolveRelative(f, r.spec, exists)] : [],
+        ),
       ]),
     );
     expect(circles(graph).map((c) => c.join(' -> '))).toEqual([]);
@@ -510,8 +548,10 @@ describe('the repository', () => {
         (refsOf.get(f) ?? [])
           .filter(
             (r) =>
-              (!r.typeOnly && (r.spec === 'electron' || r.spec.startsWith('electron/'))) ||
-              (r.spec.startsWith('.') && RUNTIME_ELECTRON.has(resolveRelative(f, r.spec, exists))),
+              r.spec !== null &&
+              ((!r.typeOnly && (r.spec === 'electron' || r.spec.startsWith('electron/'))) ||
+                (r.spec.startsWith('.') &&
+                  RUNTIME_ELECTRON.has(resolveRelative(f, r.spec, exists)))),
           )
           .map((r) => `${f}:${r.line} ${r.spec}`),
       );
