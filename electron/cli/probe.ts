@@ -6,6 +6,7 @@
  * Never hangs: every step is bounded by the `--timeout-ms` deadline, and what is still pending
  * at the deadline is timed out (a cancellation is sent) and shown in the report.
  */
+import { DisposableStore, listen, toDisposable } from '../../shared/lifecycle.js';
 import type { ProbeReport } from '../../shared/probe-report.js';
 import type { OversizePolicy, ReaderMode } from '../../shared/session-options.js';
 import { buildProbeReport, exitStatusFor } from '../engine/session/build-report.js';
@@ -125,20 +126,21 @@ async function flow(
       steps.push(`cancelled id ${sent.id}: ${why}`);
     }
   };
-  const timers: NodeJS.Timeout[] = [];
+  // The cancellation triggers live while the call does.
+  const triggers = new DisposableStore();
   if (o.cancelAfterMs !== undefined) {
-    timers.push(setTimeout(() => cancel(`after ${o.cancelAfterMs} ms`), o.cancelAfterMs));
+    const timer = setTimeout(() => cancel(`after ${o.cancelAfterMs} ms`), o.cancelAfterMs);
+    triggers.add(toDisposable(() => clearTimeout(timer)));
   }
   const onTick = (): void => {
     if (o.cancelAfterBytes === undefined) return;
     const got = session.liveMetrics().stdoutBytes - baseBytes;
     if (got >= o.cancelAfterBytes) cancel(`after ${got} stdout bytes`);
   };
-  if (o.cancelAfterBytes !== undefined) session.on('tick', onTick);
+  if (o.cancelAfterBytes !== undefined) triggers.add(listen(session, 'tick', onTick));
 
   const settled = await settleWithin(sent.done, stepBudget());
-  for (const t of timers) clearTimeout(t);
-  session.off('tick', onTick);
+  triggers.dispose();
   if (!settled) {
     const timedOut = session.timeoutPending();
     if (timedOut.length)

@@ -6,6 +6,7 @@
 
 import { writeFileSync } from 'node:fs';
 import { type Command, Option } from 'commander';
+import { type Disposable, DisposableStore, listen } from '../../shared/lifecycle.js';
 import type { ReaderMode } from '../../shared/session-options.js';
 import { DEFAULT_RECORDING_BUDGET_BYTES } from '../../shared/trace-format.js';
 import { buildProbeReport, exitStatusFor } from '../engine/session/build-report.js';
@@ -156,25 +157,21 @@ function waitForStop(session: Session): { wait: Promise<string>; dispose(): void
   const wait = new Promise<string>((r) => {
     done = r;
   });
+  const store = new DisposableStore();
   const force = (): never => process.exit(130);
+  let first: Disposable | null = null;
+  let signalled = false;
   const onSignal = (sig: NodeJS.Signals): void => {
+    if (signalled) return;
+    signalled = true;
     done(`${sig} received`);
-    process.removeListener('SIGINT', onSignal);
-    process.once('SIGINT', force);
+    if (first) store.release(first);
+    store.add(listen(process, 'SIGINT', force));
   };
-  const onExit = (): void => done('the server exited');
-  process.once('SIGINT', onSignal);
-  process.once('SIGTERM', onSignal);
-  session.once('exit', onExit);
-  return {
-    wait,
-    dispose: () => {
-      process.removeListener('SIGINT', onSignal);
-      process.removeListener('SIGTERM', onSignal);
-      process.removeListener('SIGINT', force);
-      session.off('exit', onExit);
-    },
-  };
+  first = store.add(listen(process, 'SIGINT', onSignal));
+  store.add(listen(process, 'SIGTERM', onSignal));
+  store.add(listen(session, 'exit', () => done('the server exited')));
+  return { wait, dispose: () => store.dispose() };
 }
 
 function printReport(outcome: ProbeOutcome, json: boolean | undefined): void {
