@@ -129,6 +129,8 @@ export interface TraceInfo {
   t: number;
   /** The trace had no `end` record (the report is rebuilt from its events). */
   reconstructed: boolean;
+  /** Lines that could not be used (a cut or damaged trace): skipped, and counted here. */
+  skippedLines: number;
   markers: TraceMarker[];
   markersSkipped: number;
 }

@@ -198,6 +198,51 @@ export function isTraceEventType(s: string): s is TraceEventType {
   return (TRACE_EVENT_TYPES as readonly string[]).includes(s);
 }
 
+const isObject = (v: unknown): v is Record<string, unknown> =>
+  v !== null && typeof v === 'object' && !Array.isArray(v);
+const isNum = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v);
+const isStr = (v: unknown): v is string => typeof v === 'string';
+const isId = (v: unknown): boolean => isStr(v) || isNum(v) || v === null;
+
+/** What each event type needs to be usable (what the readers of a trace rely on). */
+const USABLE: Record<TraceEventType, (e: Record<string, unknown>) => boolean> = {
+  state: (e) => isStr(e.state),
+  frame: (e) =>
+    (e.dir === 'in' || e.dir === 'out') && isNum(e.seq) && isNum(e.bytes) && isStr(e.kind),
+  stderr: (e) => isNum(e.bytes),
+  metrics: (e) => isObject(e.metrics),
+  request: (e) => {
+    const r = e.record;
+    return isObject(r) && isId(r.id) && isStr(r.method) && isStr(r.status) && isNum(r.sentAt);
+  },
+  cancel: (e) => isId(e.id),
+  finding: (e) => isStr(e.code) && isStr(e.level) && isStr(e.message),
+  oversize: (e) => (e.phase === 'start' || e.phase === 'end') && isNum(e.offset),
+  mode: (e) => isStr(e.readerMode),
+  exit: () => true,
+  end: (e) => {
+    const r = e.report;
+    return (
+      isObject(r) &&
+      isObject(r.server) &&
+      isObject(r.metrics) &&
+      Array.isArray(r.requests) &&
+      Array.isArray(r.findings)
+    );
+  },
+};
+
+/**
+ * A parsed line as an event, or null when it cannot be used: not an object, no finite `t`, a
+ * type this build does not know, or a field its readers need missing or of the wrong type
+ * (`{"t":4,"type":"request","record":null}`). Readers skip and count such lines.
+ */
+export function usableEvent(value: unknown): TraceEvent | null {
+  if (!isObject(value) || !isNum(value.t) || !isStr(value.type)) return null;
+  if (!isTraceEventType(value.type)) return null;
+  return USABLE[value.type](value) ? (value as unknown as TraceEvent) : null;
+}
+
 /** Checks a parsed first line; returns the header or a one-line reason it is not one. */
 export function parseTraceHeader(value: unknown): TraceHeader | string {
   if (value === null || typeof value !== 'object' || Array.isArray(value))

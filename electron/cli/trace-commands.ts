@@ -180,6 +180,15 @@ function printReport(outcome: ProbeOutcome, json: boolean | undefined): void {
   if (outcome.startError) errorLine(outcome.startError);
 }
 
+function skippedWords(reader: TraceReader): string {
+  return `${reader.skippedLines} unreadable line(s) skipped (the trace is cut or damaged)`;
+}
+
+/** One line on stderr when lines of the trace could not be used (stdout stays the output). */
+function noteSkipped(reader: TraceReader): void {
+  if (reader.skippedLines > 0) errorLine(skippedWords(reader));
+}
+
 async function reportCommand(file: string, flags: { json?: boolean }): Promise<number> {
   const reader = await TraceReader.open(file);
   try {
@@ -197,10 +206,11 @@ async function reportCommand(file: string, flags: { json?: boolean }): Promise<n
     if (sum.reconstructed) steps.push('no end record: report rebuilt from the events');
     const dropped = sum.end?.recording.droppedEvents ?? 0;
     if (dropped) steps.push(`${dropped} event(s) dropped while recording (the disk fell behind)`);
-    if (reader.info.badLines) steps.push(`${reader.info.badLines} unreadable line(s) skipped`);
     const pollution = sum.report.findings.some((f) => f.code === 'stdout-pollution')
       ? await pollutionFromTrace(reader)
       : [];
+    if (reader.skippedLines) steps.push(skippedWords(reader));
+    noteSkipped(reader);
     const outcome = outcomeOf(sum.report, {
       steps,
       startError: sum.startError,
@@ -232,6 +242,7 @@ async function replayCommand(file: string, argv: string[], flags: ReplayFlags): 
     });
     if (flags.json) process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
     else process.stdout.write(formatReplay(result));
+    noteSkipped(reader);
     if (result.startError) {
       errorLine(result.startError);
       return 2;
@@ -252,6 +263,7 @@ async function exportCommand(
     const sum = await summarizeTrace(reader);
     if (flags.format === 'perfetto') text = `${JSON.stringify(toChromeTrace(sum))}\n`;
     else text = flags.format === 'html' ? toHtml(sum) : toMarkdown(sum);
+    noteSkipped(reader);
   } finally {
     await reader.close();
   }

@@ -57,7 +57,9 @@ export function authenticate(
 ): TokenSource | null {
   if (tokenMatches(expected, url.searchParams.get('token') ?? undefined)) return 'query';
   const auth = req.headers.authorization;
-  if (auth?.startsWith('Bearer ') && tokenMatches(expected, auth.slice(7).trim())) return 'header';
+  // The scheme is case-insensitive (RFC 9110 §11.1): `bearer x` is as good as `Bearer x`.
+  const bearer = auth !== undefined && /^bearer[ \t]+/i.exec(auth);
+  if (bearer && tokenMatches(expected, auth.slice(bearer[0].length).trim())) return 'header';
   const name = cookieName(port);
   for (const part of (req.headers.cookie ?? '').split(';')) {
     const eq = part.indexOf('=');

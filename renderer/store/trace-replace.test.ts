@@ -20,6 +20,7 @@ const traceInfo = (t: number) =>
       durationMs: 1000,
       t,
       reconstructed: false,
+      skippedLines: 0,
       markers: [],
       markersSkipped: 0,
     },

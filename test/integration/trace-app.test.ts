@@ -5,7 +5,8 @@
  * demand through `frame:page`, `trace:upload` in chunks, `trace:export`, an unwritable path as a
  * Result error and a notice, and `trace:replay` against the same demo.
  */
-import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -217,4 +218,41 @@ describe('trace channels through the SessionManager', () => {
     const r = await manager.handle('trace:seek', { traceId, t: 0 });
     expect(r).toMatchObject({ ok: false, error: { code: 'ENOTRACE' } });
   });
+});
+
+describe('trace:open of what is no trace', () => {
+  it('leaves no tab behind: 20 failed opens, then a trace still opens (16 is the limit)', async () => {
+    const cut = path.join(tmp, 'cut-header.jsonl');
+    writeFileSync(cut, '{"format":"pipescope-trace","ver');
+    const damaged = path.join(tmp, 'only-damage.jsonl');
+    const traces = () => manager.infos().filter((s) => s.trace !== null);
+    const before = traces().length;
+    for (let i = 0; i < 20; i++) {
+      const r = await manager.handle('trace:open', { path: i % 2 ? cut : '/dev/zero' });
+      expect(r).toMatchObject({ ok: false, error: { code: 'ETRACE' } });
+    }
+    expect(traces()).toHaveLength(before);
+    const good = path.join(tmp, 'good.jsonl');
+    await runCli(['probe', '--demo', 'healthy', '--trace', good]);
+    writeFileSync(damaged, `${readFileSync(good, 'utf8')}{"t":1,"type":"request","record":null}\n`);
+    const opened = await call<SessionInfo>('trace:open', { path: damaged });
+    expect(opened.trace?.skippedLines).toBe(1);
+    expect(traces()).toHaveLength(before + 1);
+    await call('session:close', { sessionId: opened.id });
+  }, 30_000);
+
+  it.runIf(process.platform === 'linux')(
+    'four FIFOs opened at once are refused at once, and the host keeps answering',
+    async () => {
+      const fifos = [0, 1, 2, 3].map((i) => path.join(tmp, `fifo-${i}`));
+      for (const f of fifos) spawnSync('mkfifo', [f]);
+      const started = Date.now();
+      const opens = fifos.map((f) => manager.handle('trace:open', { path: f }));
+      const list = await manager.handle('session:list', {});
+      expect(list.ok).toBe(true);
+      for (const r of await Promise.all(opens))
+        expect(r).toMatchObject({ ok: false, error: { code: 'ETRACE', message: /a FIFO/ } });
+      expect(Date.now() - started).toBeLessThan(3000);
+    },
+  );
 });

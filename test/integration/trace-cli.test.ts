@@ -3,7 +3,7 @@
  * report exactly (from `end`, and rebuilt from the events when `end` is cut off), unreadable
  * traces and unwritable trace paths, `record` until SIGTERM or the server's exit, `export`.
  */
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -94,6 +94,49 @@ describe('probe --trace → report', () => {
       expect(r.stderr.trim().split('\n')).toHaveLength(1);
     }
   });
+
+  it('a damaged line (cut, or a null where an object must be) is skipped and counted: report, export, replay', async () => {
+    const file = path.join(tmp, 'damaged-source.jsonl');
+    await runCli(['probe', '--demo', 'healthy', '--trace', file]);
+    const lines = readFileSync(file, 'utf8').split('\n');
+    const mid = Math.floor(lines.length / 2);
+    lines[mid] = lines[mid].slice(0, Math.floor(lines[mid].length / 2));
+    lines.splice(3, 0, '{"t":4,"type":"request","record":null}');
+    const damaged = path.join(tmp, 'damaged.jsonl');
+    writeFileSync(damaged, lines.join('\n'));
+    const skipped = /^pipescope: 2 unreadable line\(s\) skipped \(the trace is cut or damaged\)$/m;
+    const report = await runCli(['report', damaged, '--json']);
+    expect(report.code).toBe(0);
+    expect(Object.keys(JSON.parse(report.stdout) as ProbeReport).sort()).toEqual(REPORT_KEYS);
+    expect(report.stderr).toMatch(skipped);
+    const md = await runCli(['export', damaged, '--format', 'md']);
+    expect(md.code).toBe(0);
+    expect(md.stdout).toContain('#');
+    expect(md.stderr).toMatch(skipped);
+    const healthy = demoCommand('healthy');
+    const replay = await runCli(['replay', damaged, '--', healthy.command, ...healthy.args]);
+    expect([0, 1]).toContain(replay.code);
+    expect(replay.stderr).toMatch(skipped);
+    expect(replay.stderr).not.toMatch(/internal error/);
+  });
+
+  it.runIf(process.platform === 'linux')(
+    'what is not a regular file is refused at once: a device, a FIFO, a directory',
+    async () => {
+      const fifo = path.join(tmp, 'fifo');
+      spawnSync('mkfifo', [fifo]);
+      for (const [file, what] of [
+        ['/dev/zero', 'a device'],
+        [fifo, 'a FIFO'],
+        [tmp, 'a directory'],
+      ]) {
+        const r = await runCli(['report', file], 10_000);
+        expect(r.code).toBe(2);
+        expect(r.stderr).toContain(`${file} is ${what}`);
+        expect(r.ms).toBeLessThan(5000);
+      }
+    },
+  );
 
   it.each([
     [path.join(tmp, 'no', 'dir', 't.jsonl'), /\(ENOENT\)/],

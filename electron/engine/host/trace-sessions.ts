@@ -101,9 +101,22 @@ export class TraceSessions {
     }
     const id = `trace-${this.nextId++}`;
     const entry = new OpenTrace(id, session, session.info(id, session.durationMs), this);
+    // Registered for its first seek, and kept only if that seek worked: a trace that fails to
+    // open leaves no tab behind (failed opens used to fill the 16 places for good).
     this.traces.set(id, entry);
     this.changed();
-    await this.seek(id, session.durationMs);
+    let shown: Result<TraceSeekResult>;
+    try {
+      shown = await this.seek(id, session.durationMs);
+    } catch (e) {
+      shown = err('ETRACE', `cannot read ${file}: ${(e as Error).message}`);
+    }
+    if (!shown.ok) {
+      this.traces.delete(id);
+      await session.close().catch(() => {});
+      this.changed();
+      return shown;
+    }
     return ok(entry.infoNow());
   }
 

@@ -10,6 +10,7 @@
  * The writer puts `t` and `type` first on every line, and `text` last: the index is built from
  * each line's first bytes; lines of other writers up to 1 MiB are parsed whole as a fallback.
  */
+import { constants, type Stats } from 'node:fs';
 import { type FileHandle, open } from 'node:fs/promises';
 import {
   isTraceEventType,
@@ -19,6 +20,7 @@ import {
   type TraceEventType,
   type TraceFrameEvent,
   type TraceHeader,
+  usableEvent,
 } from '../../../shared/trace-format.js';
 
 export class TraceReadError extends Error {}
@@ -86,7 +88,13 @@ export interface TraceOpenInfo {
   scanMs: number;
 }
 
+/** Lines read together in one read (events() over consecutive lines). */
+const BLOCK_BYTES = 1024 * 1024;
+
 export class TraceReader {
+  /** Lines indexed at the scan that turned out unusable when read (cut, damaged, wrong shape). */
+  private readonly unusable = new Set<number>();
+
   private constructor(
     readonly path: string,
     private readonly fh: FileHandle,
@@ -99,11 +107,15 @@ export class TraceReader {
   static async open(path: string): Promise<TraceReader> {
     let fh: FileHandle;
     try {
-      fh = await open(path, 'r');
+      // Non-blocking: a FIFO opens at once instead of holding a thread-pool thread until a
+      // writer comes (four such opens starved every other file operation of the process).
+      fh = await open(path, constants.O_RDONLY | constants.O_NONBLOCK);
     } catch (e) {
       throw new TraceReadError(`cannot read ${path}: ${(e as Error).message}`);
     }
     try {
+      const kind = notRegular(await fh.stat());
+      if (kind) throw new TraceReadError(`${path} is ${kind}, not a trace file`);
       const { header, cols, info } = await scan(fh, path);
       return new TraceReader(path, fh, header, cols, info);
     } catch (e) {
@@ -154,28 +166,78 @@ export class TraceReader {
     return -1;
   }
 
-  /** Reads and parses event `i` whole (a frame with a 30 MiB text is read whole). */
-  async read(i: number): Promise<TraceEvent> {
+  /** Lines that cannot be used: found so at the scan (no event), or when read (cut, damaged,
+   *  a field missing), and a cut last line. Each is counted once. */
+  get skippedLines(): number {
+    return this.info.badLines + this.unusable.size + (this.info.partialTailBytes > 0 ? 1 : 0);
+  }
+
+  /** Parses line `i` as an event; null (and counted) when it cannot be used. */
+  private parse(i: number, text: string): TraceEvent | null {
+    let value: unknown;
+    try {
+      value = JSON.parse(text);
+    } catch {
+      value = undefined;
+    }
+    const e = usableEvent(value);
+    if (e === null || e.type !== this.type(i)) {
+      this.unusable.add(i);
+      return null;
+    }
+    return e;
+  }
+
+  /** Reads event `i` whole (a frame with a 30 MiB text is read whole); null when unusable. */
+  async read(i: number): Promise<TraceEvent | null> {
     const buf = await this.readBytes(this.cols.offset[i], this.cols.length[i]);
-    return JSON.parse(buf.toString('utf8')) as TraceEvent;
+    return this.parse(i, buf.toString('utf8'));
   }
 
   /** A frame's metadata without its text: only the line's first bytes are read. */
-  async frameMeta(i: number): Promise<TraceFrameEvent> {
+  async frameMeta(i: number): Promise<TraceFrameEvent | null> {
     const n = Math.min(this.cols.length[i], 1024);
     const head = (await this.readBytes(this.cols.offset[i], n)).toString('utf8');
     const cut = head.search(/,"(?:text|base64)":/);
-    if (n === this.cols.length[i] && cut === -1) return JSON.parse(head) as TraceFrameEvent;
-    if (cut === -1) return (await this.read(i)) as TraceFrameEvent;
-    return JSON.parse(`${head.slice(0, cut)}}`) as TraceFrameEvent;
+    let e: TraceEvent | null;
+    if (n === this.cols.length[i] && cut === -1) e = this.parse(i, head);
+    else if (cut === -1) e = await this.read(i);
+    else e = this.parse(i, `${head.slice(0, cut)}}`);
+    return e?.type === 'frame' ? e : null;
   }
 
-  /** Events of the given types, in file order, read one line at a time. */
+  /**
+   * Events of the given types, in file order; unusable lines are skipped (and counted).
+   * Consecutive lines are read together, up to BLOCK_BYTES a read: one read per event made a
+   * report of a large trace wait on the file system for every line.
+   */
   async *events(types?: readonly TraceEventType[]): AsyncGenerator<TraceEvent & { index: number }> {
     const codes = types ? new Set(types.map((t) => TYPE_CODES.indexOf(t))) : null;
-    for (let i = 0; i < this.cols.count; i++) {
-      if (codes && !codes.has(this.cols.type[i] & TYPE_MASK)) continue;
-      yield { ...(await this.read(i)), index: i };
+    const { offset, length } = this.cols;
+    const wanted = (i: number): boolean =>
+      codes === null || codes.has(this.cols.type[i] & TYPE_MASK);
+    let i = 0;
+    while (i < this.cols.count) {
+      if (!wanted(i)) {
+        i += 1;
+        continue;
+      }
+      // A block: wanted lines from i on while they fit in BLOCK_BYTES from line i's start.
+      const from = offset[i];
+      const block: number[] = [i];
+      let j = i + 1;
+      for (; j < this.cols.count; j++) {
+        if (offset[j] + length[j] - from > BLOCK_BYTES) break;
+        if (wanted(j)) block.push(j);
+      }
+      const last = block[block.length - 1];
+      const buf = await this.readBytes(from, offset[last] + length[last] - from);
+      for (const k of block) {
+        const at = offset[k] - from;
+        const e = this.parse(k, buf.toString('utf8', at, at + length[k]));
+        if (e) yield { ...e, index: k };
+      }
+      i = j; // every wanted line before j is in this block
     }
   }
 
@@ -193,6 +255,16 @@ export class TraceReader {
   async close(): Promise<void> {
     await this.fh.close();
   }
+}
+
+/** What a file is when it is not a regular file (a trace is one), or null. */
+function notRegular(st: Stats): string | null {
+  if (st.isFile()) return null;
+  if (st.isDirectory()) return 'a directory';
+  if (st.isFIFO()) return 'a FIFO (named pipe)';
+  if (st.isCharacterDevice() || st.isBlockDevice()) return 'a device';
+  if (st.isSocket()) return 'a socket';
+  return 'not a regular file';
 }
 
 interface LineSink {
@@ -226,6 +298,9 @@ async function scan(
       if (take > 0) view.copy(line, kept, i, i + take);
       kept += take;
       lineLength += end - i;
+      // The header is the first line and far shorter: do not read on through a huge one.
+      if (!sink.header && lineLength > FULL_LINE_BYTES)
+        throw new TraceReadError(`${path}: its first line is over 1 MiB: not a pipescope trace`);
       if (end === bytesRead) break;
       onLine(sink, path, lineStart, lineLength, line.subarray(0, kept));
       lineStart = fileOffset + nl + 1;
@@ -242,7 +317,21 @@ async function scan(
     if (whole !== undefined) onLine(sink, path, lineStart, lineLength, line.subarray(0, kept));
     else partialTailBytes = lineLength;
   }
-  if (!sink.header) throw new TraceReadError(`${path} is empty, not a pipescope trace`);
+  if (!sink.header) {
+    if (fileOffset === 0) throw new TraceReadError(`${path} is empty, not a pipescope trace`);
+    // One line and no newline: a header cut short, or something else altogether.
+    const value = tryParse(line.subarray(0, kept));
+    const h = value === undefined ? null : parseTraceHeader(value);
+    if (typeof h === 'string') throw new TraceReadError(`${path}: ${h}`);
+    if (h === null) {
+      const text = line.subarray(0, Math.min(kept, 64)).toString('latin1');
+      const why = /^\{"format":"pipescope-trace"/.test(text)
+        ? 'its header line is cut short (no newline, not complete JSON)'
+        : 'its first line is not JSON';
+      throw new TraceReadError(`${path}: ${why}: not a pipescope trace`);
+    }
+    sink.header = h;
+  }
   return {
     header: sink.header,
     cols: sink.cols,

@@ -130,7 +130,7 @@ async function compare(
   if (!recorded) return 'new';
   if (!recorded.truncated) {
     const e = await reader.read(recorded.index);
-    const thenText = e.type === 'frame' ? (e.text ?? null) : null;
+    const thenText = e?.type === 'frame' ? (e.text ?? null) : null;
     if (thenText !== null && fresh.text !== null) {
       const nowText = recorded.redacted
         ? new Redactor({ enabled: true }).text(fresh.text)

@@ -78,8 +78,8 @@ export async function planReplay(reader: TraceReader): Promise<ReplayPlan> {
     const type = reader.type(i);
     if (type === 'request' || type === 'mode') {
       const e = await reader.read(i);
-      if (e.type === 'request') records.set(idKey(e.record.id), e.record);
-      if (e.type === 'mode') {
+      if (e?.type === 'request') records.set(idKey(e.record.id), e.record);
+      if (e?.type === 'mode') {
         steps.push({ kind: 'mode', t: e.t, waitFor: [], ...pickMode(e) });
       }
       continue;
@@ -87,7 +87,7 @@ export async function planReplay(reader: TraceReader): Promise<ReplayPlan> {
     if (type !== 'frame') continue;
     if (reader.frameDir(i) === 'in') {
       const m = await reader.frameMeta(i);
-      if (m.kind !== 'response' || m.id === undefined || m.id === null) continue;
+      if (!m || m.kind !== 'response' || m.id === undefined || m.id === null) continue;
       const key = idKey(m.id);
       if (!sent.has(key) || responses.has(key)) continue;
       responses.set(key, {
@@ -101,7 +101,7 @@ export async function planReplay(reader: TraceReader): Promise<ReplayPlan> {
       continue;
     }
     const e = await reader.read(i);
-    if (e.type !== 'frame') continue;
+    if (e?.type !== 'frame') continue;
     if (e.text === undefined) {
       notes.push(
         `frame #${e.seq} (${e.method ?? e.kind}) not replayed: its text is not in the trace`,

@@ -226,11 +226,11 @@ export async function pollutionFromTrace(reader: TraceReader, max = 5): Promise<
   for (let i = 0; i < reader.count && out.length < max; i++) {
     if (reader.type(i) !== 'frame' || reader.frameDir(i) !== 'in') continue;
     const meta = await reader.frameMeta(i);
-    if (meta.kind !== 'parse-error' && meta.kind !== 'empty') continue;
+    if (!meta || (meta.kind !== 'parse-error' && meta.kind !== 'empty')) continue;
     let preview = '';
     if (!reader.isTruncated(i) && reader.lineBytes(i) <= 64 * 1024) {
       const e = await reader.read(i);
-      if (e.type === 'frame') preview = (e.text ?? '').slice(0, 120);
+      if (e?.type === 'frame') preview = (e.text ?? '').slice(0, 120);
     }
     out.push({
       t: meta.t,

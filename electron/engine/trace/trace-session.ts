@@ -159,6 +159,7 @@ export class TraceSession {
         durationMs: this.durationMs,
         t,
         reconstructed: this.reader.lastIndexOf('end') === -1,
+        skippedLines: this.reader.skippedLines,
         markers,
         markersSkipped: skipped,
       },
@@ -172,7 +173,10 @@ export class TraceSession {
     const nFrames = countUpTo(this.frameT.length, (i) => this.frameT[i], t);
     const first = Math.max(0, nFrames - FRAMES_AT_T);
     const frames: FrameSummary[] = [];
-    for (let k = first; k < nFrames; k++) frames.push(await this.frameSummary(this.frameLines[k]));
+    for (let k = first; k < nFrames; k++) {
+      const f = await this.frameSummary(this.frameLines[k]);
+      if (f) frames.push(f);
+    }
     const frameSizes: SessionSnapshot['frameSizes'] = [];
     for (let k = Math.max(0, nFrames - SIZES_AT_T); k < nFrames; k++) {
       const i = this.frameLines[k];
@@ -242,14 +246,20 @@ export class TraceSession {
     let lo = 0;
     let hi = this.frameLines.length - 1;
     while (lo <= hi) {
-      const mid = (lo + hi) >>> 1;
+      let mid = (lo + hi) >>> 1;
+      let meta = await this.reader.frameMeta(this.frameLines[mid]);
+      // An unreadable frame line (a damaged trace): the next readable one stands in for it.
+      while (meta === null && mid < hi) meta = await this.reader.frameMeta(this.frameLines[++mid]);
+      if (meta === null) {
+        hi = ((lo + hi) >>> 1) - 1;
+        continue;
+      }
       const i = this.frameLines[mid];
-      const meta = await this.reader.frameMeta(i);
       if (meta.seq === seq) {
         if (meta.truncated)
           return `frame ${seq} was recorded without its text (over the recording budget)`;
         const e = await this.reader.read(i);
-        if (e.type !== 'frame') return `frame ${seq} is unreadable`;
+        if (e?.type !== 'frame') return `frame ${seq} is unreadable`;
         const data =
           e.base64 !== undefined
             ? Buffer.from(e.base64, 'base64')
@@ -270,12 +280,14 @@ export class TraceSession {
     return `frame ${seq} is not in this trace`;
   }
 
-  private async frameSummary(i: number): Promise<FrameSummary> {
+  /** The summary of frame line `i`; null when the line is unreadable (a damaged trace). */
+  private async frameSummary(i: number): Promise<FrameSummary | null> {
     const meta = await this.reader.frameMeta(i);
+    if (meta === null) return null;
     let preview = '';
     if (!this.reader.isTruncated(i) && this.reader.lineBytes(i) <= PREVIEW_LINE_BYTES) {
       const e = await this.reader.read(i);
-      if (e.type === 'frame') preview = (e.text ?? '').slice(0, PREVIEW_CHARS);
+      if (e?.type === 'frame') preview = (e.text ?? '').slice(0, PREVIEW_CHARS);
     } else if (this.reader.isTruncated(i)) preview = '(text not recorded: over the budget)';
     else preview = '(large frame: open to page through it)';
     return {
@@ -301,7 +313,7 @@ export class TraceSession {
     let k = n - 1;
     for (; k >= 0 && chars < STDERR_AT_T; k--) {
       const e = await this.reader.read(this.stderrLines[k]);
-      if (e.type !== 'stderr') continue;
+      if (e?.type !== 'stderr') continue;
       const text = e.text ?? `[${e.bytes} bytes not recorded]\n`;
       parts.push(text);
       chars += text.length;

@@ -72,6 +72,7 @@ export function TraceBar({ sessionId }: { sessionId: string }): ReactElement | n
         <span className="muted small-text">
           {formatBytes(trace.fileBytes)} · recorded {new Date(trace.recordedAt).toLocaleString()}
           {trace.reconstructed ? ' · no end record (report rebuilt from events)' : ''}
+          {trace.skippedLines > 0 ? ` · ${trace.skippedLines} unreadable lines skipped` : ''}
         </span>
         <code className="argv" data-testid="trace-command">
           {formatArgv([info.command, ...info.args])}
