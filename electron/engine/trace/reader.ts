@@ -31,8 +31,6 @@ const FULL_LINE_BYTES = 1024 * 1024;
 /** The index reads `t`, `type` and `bytes` from this many first bytes of a line. */
 const PREFIX_BYTES = 1024;
 const PREFIX = /^\{"t":(-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?),"type":"([a-z]+)"/;
-const BYTES_FIELD = /,"bytes":(\d+)[,}]/;
-
 /** Index codes of event types: their position in the format's own list. */
 const TYPE_CODES: readonly TraceEventType[] = TRACE_EVENT_TYPES;
 const UNKNOWN = 0x1f;
@@ -211,11 +209,16 @@ export class TraceReader {
    * Consecutive lines are read together, up to BLOCK_BYTES a read: one read per event made a
    * report of a large trace wait on the file system for every line.
    */
-  async *events(types?: readonly TraceEventType[]): AsyncGenerator<TraceEvent & { index: number }> {
+  async *events(
+    types?: readonly TraceEventType[],
+    /** Further choice of lines by index (e.g. every k-th metrics sample), before any read. */
+    keep?: (i: number) => boolean,
+  ): AsyncGenerator<TraceEvent & { index: number }> {
     const codes = types ? new Set(types.map((t) => TYPE_CODES.indexOf(t))) : null;
     const { offset, length } = this.cols;
     const wanted = (i: number): boolean =>
-      codes === null || codes.has(this.cols.type[i] & TYPE_MASK);
+      (codes === null || codes.has(this.cols.type[i] & TYPE_MASK)) &&
+      (keep === undefined || keep(i));
     let i = 0;
     while (i < this.cols.count) {
       if (!wanted(i)) {
@@ -294,6 +297,14 @@ async function scan(
     while (i < bytesRead) {
       const nl = view.indexOf(0x0a, i);
       const end = nl === -1 ? bytesRead : nl;
+      if (nl !== -1 && lineLength === 0) {
+        // A whole line inside this read (nearly all of them): looked at in place, no copy.
+        const head = view.subarray(i, Math.min(end, i + FULL_LINE_BYTES));
+        onLine(sink, path, fileOffset + i, end - i, head);
+        lineStart = fileOffset + nl + 1;
+        i = nl + 1;
+        continue;
+      }
       const take = Math.min(end - i, FULL_LINE_BYTES - kept);
       if (take > 0) view.copy(line, kept, i, i + take);
       kept += take;
@@ -356,13 +367,16 @@ function onLine(sink: LineSink, path: string, offset: number, length: number, he
   const prefix = head.toString('latin1', 0, Math.min(head.length, PREFIX_BYTES));
   const m = PREFIX.exec(prefix);
   if (m) {
-    const sized = m[2] === 'frame' || m[2] === 'stderr';
-    const bytes = sized ? Number(BYTES_FIELD.exec(prefix)?.[1] ?? 0) : 0;
-    // Raw `"dir":"out"` / `"truncated":true` cannot occur inside a JSON string (its quotes
-    // would be escaped), so finding them in the prefix is exact.
     let code = typeCode(m[2]);
-    if (sized && prefix.includes('"truncated":true')) code |= TRUNCATED_FLAG;
-    if (m[2] === 'frame' && prefix.includes('"dir":"out"')) code |= OUT_FLAG;
+    let bytes = 0;
+    if (m[2] === 'frame' || m[2] === 'stderr') {
+      const at = prefix.indexOf(',"bytes":');
+      if (at !== -1) bytes = Number.parseInt(prefix.slice(at + 9, at + 25), 10) || 0;
+      // Raw `"dir":"out"` / `"truncated":true` cannot occur inside a JSON string (its quotes
+      // would be escaped), so finding them in the prefix is exact.
+      if (prefix.includes('"truncated":true')) code |= TRUNCATED_FLAG;
+      if (m[2] === 'frame' && prefix.includes('"dir":"out"')) code |= OUT_FLAG;
+    }
     sink.cols.push(offset, length, code, Number(m[1]), bytes);
     return;
   }

@@ -51,6 +51,41 @@ export interface TraceSummary {
 }
 
 const STDERR_TAIL_CHARS = 64 * 1024;
+/**
+ * Metrics samples kept for the exports' charts: past this many, every k-th (and the last),
+ * chosen from the index before anything is read. (At one sample a second, more than an hour
+ * at full resolution.) A long trace's samples all held cost memory and time for no pixel.
+ */
+export const MAX_METRICS_SAMPLES = 4096;
+
+/** Which lines' metrics to read: all up to MAX_METRICS_SAMPLES, else every k-th and the last. */
+function metricsSampler(reader: TraceReader): (i: number) => boolean {
+  let n = 0;
+  for (let i = 0; i < reader.count; i++) if (reader.type(i) === 'metrics') n += 1;
+  const stride = Math.ceil(n / MAX_METRICS_SAMPLES);
+  if (stride <= 1) return () => true;
+  const last = reader.lastIndexOf('metrics');
+  const keep = new Uint8Array(reader.count);
+  for (let i = 0, k = 0; i < reader.count; i++) {
+    if (reader.type(i) !== 'metrics') keep[i] = 1;
+    else if (k++ % stride === 0 || i === last) keep[i] = 1;
+  }
+  return (i) => keep[i] === 1;
+}
+
+/** The last STDERR_TAIL_CHARS of stderr text, read backwards from the end of the trace. */
+async function stderrTail(reader: TraceReader): Promise<string> {
+  const parts: string[] = [];
+  let chars = 0;
+  for (let i = reader.count - 1; i >= 0 && chars < STDERR_TAIL_CHARS; i--) {
+    if (reader.type(i) !== 'stderr' || reader.isTruncated(i)) continue;
+    const e = await reader.read(i);
+    if (e?.type !== 'stderr' || e.text === undefined) continue;
+    parts.push(e.text);
+    chars += e.text.length;
+  }
+  return parts.reverse().join('').slice(-STDERR_TAIL_CHARS);
+}
 
 /** Reads the trace's small events and returns its report and what exports draw. */
 export async function summarizeTrace(reader: TraceReader): Promise<TraceSummary> {
@@ -63,17 +98,10 @@ export async function summarizeTrace(reader: TraceReader): Promise<TraceSummary>
   let exit: TraceExitEvent | null = null;
   let end: TraceEndEvent | null = null;
   let pid: number | null = null;
-  let stderr = '';
-  for await (const e of reader.events([
-    'state',
-    'metrics',
-    'request',
-    'cancel',
-    'finding',
-    'exit',
-    'stderr',
-    'end',
-  ])) {
+  for await (const e of reader.events(
+    ['state', 'metrics', 'request', 'cancel', 'finding', 'exit', 'end'],
+    metricsSampler(reader),
+  )) {
     switch (e.type) {
       case 'state':
         if (e.pid !== null) pid = e.pid;
@@ -96,9 +124,6 @@ export async function summarizeTrace(reader: TraceReader): Promise<TraceSummary>
       case 'exit':
         exit = e;
         break;
-      case 'stderr':
-        if (e.text !== undefined) stderr = (stderr + e.text).slice(-STDERR_TAIL_CHARS);
-        break;
       case 'end':
         end = e;
         break;
@@ -116,7 +141,7 @@ export async function summarizeTrace(reader: TraceReader): Promise<TraceSummary>
       findings,
       cancels,
     });
-  const lines = stderr.split('\n');
+  const lines = (await stderrTail(reader)).split('\n');
   if (lines.at(-1) === '') lines.pop();
   const frames = { in: 0, out: 0, truncated: 0 };
   for (let i = 0; i < reader.count; i++) {
