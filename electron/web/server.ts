@@ -21,6 +21,7 @@ import {
   isLoopbackBind,
   tokenCookie,
 } from './auth.js';
+import { type GuardStats, guardConnections } from './connection-guard.js';
 import {
   attachSocket,
   type BridgeStats,
@@ -51,7 +52,7 @@ export interface WebServer {
   token: string;
   /** The bound address (127.0.0.1 unless told otherwise). */
   address(): AddressInfo;
-  stats(): { sockets: number; snapshotsCoalesced: number };
+  stats(): { sockets: number; snapshotsCoalesced: number; silentDropped: number };
   close(): Promise<void>;
 }
 
@@ -177,10 +178,14 @@ export async function startWebServer(opts: WebServerOptions): Promise<WebServer>
   });
   server.on('upgrade', onUpgrade);
   server.on('clientError', (_e, socket) => socket.destroy());
+  const guardStats: GuardStats = { dropped: 0 };
+  const guard = guardConnections(server, guardStats);
 
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen({ port, host: bindHost }, () => {
+    // A deep accept queue: a burst of connections (silent ones included) must not make the
+    // kernel drop a browser's SYN (a retry costs a second).
+    server.listen({ port, host: bindHost, backlog: 4096 }, () => {
       server.off('error', reject);
       resolve();
     });
@@ -210,6 +215,7 @@ export async function startWebServer(opts: WebServerOptions): Promise<WebServer>
         await opts.manager.stopAll();
       } finally {
         await Promise.all(socketsClosed);
+        guard.dispose();
         server.closeAllConnections();
         wss.close();
         await serverClosed;
@@ -223,7 +229,11 @@ export async function startWebServer(opts: WebServerOptions): Promise<WebServer>
     port: actualPort,
     token,
     address: () => bound,
-    stats: () => ({ sockets: clients.size, snapshotsCoalesced: stats.snapshotsCoalesced }),
+    stats: () => ({
+      sockets: clients.size,
+      snapshotsCoalesced: stats.snapshotsCoalesced,
+      silentDropped: guardStats.dropped,
+    }),
     close,
   };
 }

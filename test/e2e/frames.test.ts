@@ -93,4 +93,28 @@ describe.runIf(chromiumAvailable())('frames log and viewer', () => {
     expect(session.largest).toBeLessThan(1 * MiB);
     expect(session.bytes).toBeLessThan(2 * MiB);
   });
+
+  it('a reload keeps the evidence: the frames log, the 8 MiB frame, requests and the charts', async () => {
+    const { page } = app;
+    const sid = await startDemo(page, 'oversized-result');
+    const id = await callTool(page, 'dump');
+    await waitForStatus(page, id, 'completed', 30_000);
+    const rows = page.locator('[data-testid="frame-row"]');
+    await expect.poll(() => rows.count()).toBeGreaterThanOrEqual(6);
+    const before = await rows.count();
+
+    await page.reload();
+    await page.locator('main[data-state="ready"]').waitFor({ timeout: SOON });
+    await page.getByTestId(`tab-${sid}`).click();
+    await page
+      .locator(`[data-testid="session-view"][data-session-id="${sid}"][data-handshake="done"]`)
+      .waitFor({ timeout: SOON });
+    // Everything it showed before, not "No frames yet": the log, the large frame (openable),
+    // the request's final status and the largest-frame counter.
+    await expect.poll(() => rows.count(), { timeout: SOON }).toBeGreaterThanOrEqual(before);
+    await waitForStatus(page, id, 'completed');
+    expect(await rowAtLeast(page, 'response', 8 * MiB)).not.toBeNull();
+    expect(await counter(page, 'largest-frame')).toBeGreaterThan(8 * MiB);
+    expect(await page.locator('.recharts-surface').count()).toBeGreaterThan(0);
+  });
 });

@@ -10,14 +10,17 @@
 import type { FramePage } from '../../../shared/frames.js';
 import { DisposableStore, listen } from '../../../shared/lifecycle.js';
 import { err, ok, type Result } from '../../../shared/result.js';
-import type { SessionInfo, SessionSnapshot } from '../../../shared/session-info.js';
+import type { SeriesPoint, SessionInfo, SessionSnapshot } from '../../../shared/session-info.js';
 import type { ExportFormat, TraceExport } from '../../../shared/trace-api.js';
 import type { Session } from '../session/session.js';
 import type { SessionEvents } from '../session/types.js';
 import type { TraceRecorder } from '../trace/recorder.js';
 import type { HostedSession } from './hosted.js';
 import { defaultTracePath, exportRecording, startRecording } from './recording.js';
-import { SnapshotBuilder } from './snapshot-builder.js';
+import { cutPreview, SnapshotBuilder } from './snapshot-builder.js';
+
+/** What a (re)connecting renderer is sent of the past: the renderer keeps as much. */
+const HISTORY = { points: 600, frameSizes: 2000, frames: 5000, stderrChars: 256 * 1024 };
 
 export interface LiveSessionEvents {
   /** The session list changed (state, pid, recording). */
@@ -31,6 +34,9 @@ export interface LiveSessionEvents {
 export class LiveSession implements HostedSession {
   readonly deltas: SnapshotBuilder;
   recorder: TraceRecorder | null = null;
+  /** The chart points and frame sizes of the snapshots built so far (bounded, newest kept). */
+  private readonly points: SeriesPoint[] = [];
+  private readonly sizes: SessionSnapshot['frameSizes'] = [];
   private readonly store = new DisposableStore();
 
   constructor(
@@ -82,18 +88,58 @@ export class LiveSession implements HostedSession {
     });
   }
 
-  /** Every request again on the next snapshot (a late subscriber: a reload, a reconnect). */
-  resync(): void {
-    for (const r of this.session.requests.all()) this.deltas.addRequest(r);
-    this.deltas.touch();
-  }
-
   /** The snapshot of what changed since the last one, or null when nothing did. */
   snapshot(): SessionSnapshot | null {
     if (!this.deltas.dirty) return null;
     if (this.recorder && this.info.recording)
       this.info.recording = { ...this.info.recording, bytes: this.recorder.writtenBytes };
-    return this.deltas.build(this.info, this.session.liveMetrics(), this.session.findings.all());
+    const s = this.deltas.build(this.info, this.session.liveMetrics(), this.session.findings.all());
+    keepNewest(this.points, [s.point], HISTORY.points);
+    keepNewest(this.sizes, s.frameSizes, HISTORY.frameSizes);
+    return s;
+  }
+
+  /**
+   * The whole state as of the last snapshot built, for one new subscriber (a reload, a second
+   * window, a reconnect): every request, the frames the store still lists, the stderr ring,
+   * the findings, the chart history. Its lists replace what the subscriber held, and the next
+   * deltas continue from it. Call it right after a flush: nothing is pending then, so nothing
+   * it holds comes again in a delta.
+   */
+  fullSnapshot(): SessionSnapshot {
+    const s = this.session;
+    const metrics = s.liveMetrics();
+    const frames = s.frames
+      .last(HISTORY.frames)
+      .map((f) => (f.preview.length > 120 ? { ...f, preview: cutPreview(f.preview) } : f));
+    const newestSeq = frames.at(-1)?.seq ?? 0;
+    const text = s.stderr.text();
+    const stderr = text.slice(-HISTORY.stderrChars);
+    const point = this.points.at(-1) ?? {
+      t: metrics.elapsedMs,
+      stdoutRate: metrics.stdoutRate,
+      stderrRate: metrics.stderrRate,
+      dispatcherDepth: metrics.dispatcherDepth,
+      dispatcherWaitMs: metrics.dispatcherWaitMs,
+      largestFrameBytes: metrics.largestFrameBytes,
+    };
+    return {
+      sessionId: this.id,
+      seq: this.deltas.lastSeq,
+      info: { ...this.info },
+      metrics,
+      point,
+      requests: s.requests.all().map((r) => ({ ...r })),
+      // Frames are numbered from 1 in both directions: the rest were evicted from the store.
+      frames,
+      framesSkipped: Math.max(0, newestSeq - frames.length),
+      frameSizes: [...this.sizes],
+      stderr,
+      stderrSkipped: metrics.stderrDroppedBytes + (text.length - stderr.length),
+      findings: s.findings.all().map((f) => ({ ...f })),
+      replace: true,
+      series: [...this.points],
+    };
   }
 
   stop(): Promise<void> {
@@ -177,4 +223,10 @@ export class LiveSession implements HostedSession {
   dispose(): void {
     this.store.dispose();
   }
+}
+
+/** Appends `items` to `list`, keeping its newest `max`. */
+function keepNewest<T>(list: T[], items: readonly T[], max: number): void {
+  list.push(...items);
+  if (list.length > max) list.splice(0, list.length - max);
 }

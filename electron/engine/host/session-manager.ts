@@ -51,14 +51,16 @@ export class SessionManager implements HostContext {
   }
 
   subscribe(listener: (e: HostEvent) => void): () => void {
+    // What changed goes to the subscribers so far first; the new one then gets each session's
+    // whole state as of that moment, to itself alone (a reload, a second window, a reconnect
+    // sees what it would have seen live, and nobody else is sent anything again).
+    // (Built even with nobody listening: what is pending must not come again after the whole.)
+    this.flushSnapshots(true);
     this.listeners.add(listener);
     listener({ type: 'sessions', sessions: this.infos() });
     for (const snapshot of this.traces.lastSnapshots()) listener({ type: 'snapshot', snapshot });
-    // A late subscriber (page reload, browser-mode reconnect) would otherwise see nothing of an
-    // idle session: snapshots are sent only when dirty and carry only changed requests. The
-    // next flush resends metrics, findings and every request record (upserts by id: harmless
-    // for subscribers that already had them).
-    for (const s of this.sessions.values()) s.resync();
+    for (const s of this.sessions.values())
+      listener({ type: 'snapshot', snapshot: s.fullSnapshot() });
     return () => this.listeners.delete(listener);
   }
 
@@ -128,8 +130,8 @@ export class SessionManager implements HostContext {
     }
   }
 
-  private flushSnapshots(): void {
-    if (this.listeners.size === 0) return;
+  private flushSnapshots(evenUnheard = false): void {
+    if (this.listeners.size === 0 && !evenUnheard) return;
     for (const s of this.sessions.values()) {
       const snapshot = s.snapshot();
       if (snapshot) this.emit({ type: 'snapshot', snapshot });

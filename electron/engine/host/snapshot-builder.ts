@@ -103,6 +103,11 @@ export class SnapshotBuilder {
     this.dirty = true;
   }
 
+  /** The seq of the last snapshot built (a whole snapshot for a new subscriber takes it). */
+  get lastSeq(): number {
+    return this.seq;
+  }
+
   /** Something only the whole values show changed (metrics, findings, info). */
   touch(): void {
     this.dirty = true;
