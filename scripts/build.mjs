@@ -14,6 +14,8 @@ import { fileURLToPath } from 'node:url';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const force = process.argv.includes('--force');
+/** `--quiet`: no "up to date" line (scripts/start.mjs: its first lines are the launch's). */
+const quiet = process.argv.includes('--quiet');
 const STAMPS = path.join(ROOT, 'dist', '.build-stamps.json');
 const bin = (name) => path.join(ROOT, 'node_modules', '.bin', name);
 
@@ -96,4 +98,5 @@ for (const step of STEPS) {
     writeFileSync(STAMPS, `${JSON.stringify(stamps, null, 2)}\n`);
   }
 }
-if (skipped.length > 0) process.stdout.write(`build: up to date: ${skipped.join(', ')}\n`);
+if (skipped.length > 0 && !quiet)
+  process.stdout.write(`build: up to date: ${skipped.join(', ')}\n`);

@@ -94,7 +94,14 @@ export const traceExportSchema = z
   });
 
 export const TRACE_CHANNELS = {
-  'session:record': z.object({ sessionId: id, record: z.boolean(), path: filePath.optional() }),
+  'session:record': z.object({
+    sessionId: id,
+    record: z.boolean(),
+    /** Absolute, or a name in the traces folder. */
+    path: filePath.optional(),
+    /** Replace a file that exists (a save dialog asked already); refused otherwise. */
+    overwrite: z.boolean().default(false),
+  }),
   'trace:open': z.object({ path: filePath }),
   'trace:upload': traceUploadSchema,
   'trace:seek': z.object({ traceId: id, t: z.number().finite().min(0) }),

@@ -30,6 +30,8 @@ export interface StartOptions {
   out?: (line: string) => void;
   err?: (line: string) => void;
   startupMs?: number;
+  /** Stop when the process that started us goes away (default; tests turn it off). */
+  watchParent?: boolean;
 }
 
 type ElectronOutcome = { started: true; code: number } | { started: false; reason: string };
@@ -112,6 +114,25 @@ async function browserMode(args: StartArgs): Promise<number> {
   return runWebCommand({ port: args.port, open: args.open });
 }
 
+/** How often the launcher checks that whoever started it is still there. */
+const PARENT_CHECK_MS = 500;
+
+/**
+ * Stops the launch (a SIGTERM to ourselves: browser mode and the Electron child are stopped by
+ * the handlers they have) once our parent is gone. `npm start` runs us under a shell, and a
+ * SIGTERM to npm ends the shell without a word to us: we, and every server we had started, were
+ * left running. Returns what stops the watch.
+ */
+export function stopWithParent(ppid = process.ppid, everyMs = PARENT_CHECK_MS): () => void {
+  const timer = setInterval(() => {
+    if (process.ppid === ppid) return;
+    clearInterval(timer);
+    process.kill(process.pid, 'SIGTERM');
+  }, everyMs);
+  timer.unref();
+  return () => clearInterval(timer);
+}
+
 /** The whole `npm start`; resolves with the exit status. */
 export async function runStart(
   argv: readonly string[],
@@ -130,6 +151,22 @@ export async function runStart(
     platform: options.platform ?? process.platform,
   };
   const plan = planLaunch(parsed.args, launchEnv);
+  const unwatch = options.watchParent === false ? () => {} : stopWithParent();
+  try {
+    return await launch(plan, parsed.args, launchEnv, options, out, errOut);
+  } finally {
+    unwatch();
+  }
+}
+
+async function launch(
+  plan: ReturnType<typeof planLaunch>,
+  args: StartArgs,
+  launchEnv: LaunchEnvironment,
+  options: StartOptions,
+  out: (line: string) => void,
+  errOut: (line: string) => void,
+): Promise<number> {
   if (plan.mode === 'fail') {
     errOut(`pipescope: ${plan.reason}`);
     return 1;
@@ -142,13 +179,13 @@ export async function runStart(
       options.startupMs ?? ELECTRON_STARTUP_MS,
     );
     if (outcome.started) return outcome.code;
-    if (parsed.args.requireElectron) {
+    if (args.requireElectron) {
       errOut(`pipescope: ${outcome.reason}`);
       return 1;
     }
     out(fallbackLine(outcome.reason));
-    return browserMode(parsed.args);
+    return browserMode(args);
   }
   if (plan.reason) out(fallbackLine(plan.reason));
-  return browserMode(parsed.args);
+  return browserMode(args);
 }

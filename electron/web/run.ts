@@ -92,6 +92,7 @@ export async function runWebCommand(opts: WebCommandOptions): Promise<number> {
     };
     process.on('SIGINT', onSignal);
     process.on('SIGTERM', onSignal);
+    process.on('SIGHUP', onSignal); // the terminal closed: stop, as for Ctrl-C
   });
   process.stdout.write(`Pipescope browser mode: ${server.url}\n`);
   const launch = opts.open ? openBrowser(server.url) : null;

@@ -54,7 +54,10 @@ describe('menu events in the renderer', () => {
     store.getState().openSession(makeInfo({ id: 's1' }));
     await handleMenuEvent({ type: 'menu', action: 'save-trace', path: '/t/x.jsonl' }, host, store);
     expect(host.calls).toEqual([
-      { channel: 'session:record', request: { sessionId: 's1', record: true, path: '/t/x.jsonl' } },
+      {
+        channel: 'session:record',
+        request: { sessionId: 's1', record: true, path: '/t/x.jsonl', overwrite: true },
+      },
     ]);
 
     store

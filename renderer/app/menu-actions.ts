@@ -49,6 +49,8 @@ export async function handleMenuEvent(
         sessionId: active.info.id,
         record: true,
         path: event.path,
+        // The system's save dialog has asked about replacing the file already.
+        overwrite: true,
       });
       if (r.ok) store.getState().notify(`Recording to ${r.value.path}`, 'info');
       else store.getState().notify(`Save trace: ${r.error.message}`);

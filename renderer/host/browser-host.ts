@@ -66,10 +66,35 @@ interface DomSocket {
   close(): void;
 }
 // Double cast on purpose: the browser globals, typed structurally (see header).
+interface PageHistory {
+  replaceState(data: unknown, unused: string, url: string): void;
+}
 const page = globalThis as unknown as {
-  location?: PageLocation;
+  location?: PageLocation & { pathname: string; hash: string };
+  history?: PageHistory;
   WebSocket?: new (url: string) => DomSocket;
 };
+
+/**
+ * The page's address without `token=` (browser history, bookmarks and screenshots then never
+ * hold it). The first load has already set the HttpOnly cookie the server takes after it, for
+ * the page, its assets and the WebSocket; a reload works with the cookie alone.
+ */
+export function withoutToken(search: string): string {
+  const params = new URLSearchParams(search);
+  if (!params.has('token')) return search;
+  params.delete('token');
+  const rest = params.toString();
+  return rest ? `?${rest}` : '';
+}
+
+function forgetPageToken(): void {
+  const { location, history } = page;
+  if (!location || !history) return;
+  const search = withoutToken(location.search);
+  if (search !== location.search)
+    history.replaceState(null, '', `${location.pathname}${search}${location.hash}`);
+}
 
 /** ws(s)://<this page's host>/ws?token=<the page's token>. */
 export function defaultSocketUrl(location: PageLocation | undefined = page.location): string {
@@ -95,6 +120,7 @@ const domConnector: SocketConnector = (url, handlers) => {
 
 export function createBrowserHost(options: BrowserHostOptions = {}): BrowserHost {
   const url = options.url ?? defaultSocketUrl();
+  if (options.url === undefined) forgetPageToken();
   const connect = options.connect ?? domConnector;
   const backoff = options.backoffMs ?? { initial: 250, max: 5000 };
   const listeners = new Set<(event: HostEvent) => void>();

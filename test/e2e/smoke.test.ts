@@ -21,4 +21,15 @@ describe.runIf(chromiumAvailable())('browser mode smoke', () => {
       h.page.getByText('oversized-result', { exact: false }).first().isVisible(),
     ).resolves.toBe(true);
   });
+
+  it('the token leaves the address bar and the history once the page has loaded; a reload still works', async () => {
+    const { page } = h;
+    await page.waitForSelector('main[data-state="ready"]', { timeout: 20_000 });
+    expect(page.url()).not.toContain('token=');
+    expect(await page.evaluate('location.search')).toBe('');
+    await page.reload();
+    await page.waitForSelector('main[data-state="ready"]', { timeout: 20_000 });
+    expect(page.url()).not.toContain('token=');
+    await page.getByTestId('start-screen').waitFor({ timeout: 20_000 });
+  });
 });

@@ -12,6 +12,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
+import { WebSocket } from 'ws';
+import { descendants, stillRunning } from '../fixtures/processes.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const START = path.join(ROOT, 'scripts', 'start.mjs');
@@ -136,6 +138,46 @@ describe.skipIf(!BUILT)('npm start without an Electron runtime', () => {
     await waitFor(() => (groupAlive(pgid) ? '' : 'gone'), /gone/, 3000);
     await expect(fetch(match[1])).rejects.toThrow();
   });
+
+  it.runIf(process.platform === 'linux')(
+    'SIGTERM to `npm start` itself (npm runs it under a shell) leaves nothing running',
+    async () => {
+      const npm = spawn('npm', ['start', '--', '--no-electron', '--no-open'], {
+        cwd: ROOT,
+        env: startEnv(),
+        stdio: ['ignore', 'pipe', 'pipe'],
+        detached: true,
+      });
+      children.push(npm);
+      const io = collect(npm);
+      const match = await waitFor(io.out, URL_LINE, 60_000);
+      // A server started through the app, as a user would.
+      const ws = new WebSocket(
+        `ws://127.0.0.1:${match[2]}/ws?token=${match[1].split('token=')[1]}`,
+        {
+          headers: { Origin: `http://127.0.0.1:${match[2]}` },
+        },
+      );
+      await new Promise((r) => ws.once('open', r));
+      const started = new Promise<void>((resolve) =>
+        ws.on('message', (d) => {
+          if ((JSON.parse(String(d)) as { id?: number }).id === 1) resolve();
+        }),
+      );
+      ws.send(
+        JSON.stringify({ id: 1, channel: 'session:start', payload: { demo: { id: 'healthy' } } }),
+      );
+      await started;
+      ws.close();
+      const below = descendants(npm.pid as number).map((p) => p.pid);
+      expect(below.length).toBeGreaterThanOrEqual(3); // the shell, start.mjs, the demo server
+      const done = exited(npm, 15_000);
+      process.kill(npm.pid as number, 'SIGTERM'); // npm alone, not its group
+      await done;
+      await waitFor(() => (stillRunning(below).length === 0 ? 'gone' : ''), /gone/, 10_000);
+    },
+    90_000,
+  );
 
   it('goes straight to browser mode with --no-electron (no reason line)', async () => {
     const { child, io } = launch(['--no-electron', '--no-open'], startEnv());

@@ -180,6 +180,46 @@ describe('trace channels through the SessionManager', () => {
     expect(outOfOrder).toMatchObject({ ok: false, error: { code: 'EUPLOAD' } });
   });
 
+  it('never overwrites a file unless asked; a relative name goes to the traces folder, and says where', async () => {
+    const traces = mkdtempSync(path.join(tmpdir(), 'pipescope-traces-dir-'));
+    const saved = process.env.PIPESCOPE_TRACE_DIR;
+    process.env.PIPESCOPE_TRACE_DIR = traces;
+    const info = await call<SessionInfo>('session:start', { demo: { id: 'healthy' } });
+    try {
+      const existing = path.join(traces, 'keep.jsonl');
+      writeFileSync(existing, 'evidence\n');
+      const refused = await manager.handle('session:record', {
+        sessionId: info.id,
+        record: true,
+        path: existing,
+      });
+      expect(refused).toMatchObject({ ok: false, error: { code: 'EEXIST' } });
+      expect(readFileSync(existing, 'utf8')).toBe('evidence\n');
+      // A bare name: the traces folder, whatever the server's cwd or ours.
+      const rec = await call<{ path: string }>('session:record', {
+        sessionId: info.id,
+        record: true,
+        path: 'named.jsonl',
+      });
+      expect(rec.path).toBe(path.join(traces, 'named.jsonl'));
+      await call('session:record', { sessionId: info.id, record: false });
+      const replaced = await call<{ path: string }>('session:record', {
+        sessionId: info.id,
+        record: true,
+        path: existing,
+        overwrite: true,
+      });
+      expect(replaced.path).toBe(existing);
+      await call('session:record', { sessionId: info.id, record: false });
+      expect(readFileSync(existing, 'utf8')).toMatch(/^\{"format":"pipescope-trace"/);
+    } finally {
+      if (saved === undefined) delete process.env.PIPESCOPE_TRACE_DIR;
+      else process.env.PIPESCOPE_TRACE_DIR = saved;
+      await call('session:close', { sessionId: info.id });
+      rmSync(traces, { recursive: true, force: true });
+    }
+  });
+
   it('refuses an unwritable path with a Result error and a notice; the session goes on', async () => {
     const info = await call<SessionInfo>('session:start', { demo: { id: 'healthy' } });
     // Under /proc (recursive mkdir would loop there) and under a regular file.

@@ -16,7 +16,7 @@ import type { Session } from '../session/session.js';
 import type { SessionEvents } from '../session/types.js';
 import type { TraceRecorder } from '../trace/recorder.js';
 import type { HostedSession } from './hosted.js';
-import { defaultTracePath, exportRecording, startRecording } from './recording.js';
+import { defaultTracePath, exportRecording, recordingPath, startRecording } from './recording.js';
 import { cutPreview, SnapshotBuilder } from './snapshot-builder.js';
 
 /** What a (re)connecting renderer is sent of the past: the renderer keeps as much. */
@@ -173,7 +173,11 @@ export class LiveSession implements HostedSession {
   }
 
   /** Starts recording to `path` (default: defaultTracePath), or stops (`record` false). */
-  async record(record: boolean, path?: string): Promise<Result<{ path: string | null }>> {
+  async record(
+    record: boolean,
+    path?: string,
+    overwrite = false,
+  ): Promise<Result<{ path: string | null }>> {
     if (!record) {
       const recorder = this.recorder;
       if (!recorder) return ok({ path: this.info.recording?.path ?? null });
@@ -184,15 +188,20 @@ export class LiveSession implements HostedSession {
     const state = this.session.state;
     if (state === 'stopped' || state === 'failed')
       return err('ENOTRUNNING', `session is ${state}: nothing left to record`);
-    const file = path ?? defaultTracePath(this.info.title);
-    const started = startRecording(this.session, file, (message) => {
-      if (this.recorder?.path === file) this.recorder = null;
-      if (this.info.recording?.path === file)
-        this.info.recording = { ...this.info.recording, active: false };
-      this.deltas.touch();
-      this.events.changed();
-      this.events.notice(message);
-    });
+    const file = path === undefined ? defaultTracePath(this.info.title) : recordingPath(path);
+    const started = startRecording(
+      this.session,
+      file,
+      (message) => {
+        if (this.recorder?.path === file) this.recorder = null;
+        if (this.info.recording?.path === file)
+          this.info.recording = { ...this.info.recording, active: false };
+        this.deltas.touch();
+        this.events.changed();
+        this.events.notice(message);
+      },
+      overwrite,
+    );
     if (!started.ok) {
       this.events.notice(started.error.message);
       return started;

@@ -20,6 +20,12 @@ export function defaultTraceDir(env: NodeJS.ProcessEnv = process.env): string {
   return env.PIPESCOPE_TRACE_DIR || path.join(homedir(), '.pipescope', 'traces');
 }
 
+/** Where a recording asked for by name goes: an absolute path as is, any other name in the
+ *  traces folder (never the server's cwd, nor ours). */
+export function recordingPath(asked: string, dir = defaultTraceDir()): string {
+  return path.isAbsolute(asked) ? asked : path.resolve(dir, asked);
+}
+
 /** `<dir>/<title>-<ISO time>.jsonl`, the title and time made safe for any file system. */
 export function defaultTracePath(title: string, now = new Date(), dir = defaultTraceDir()): string {
   const safeTitle = title
@@ -38,7 +44,10 @@ export function startRecording(
   session: Session,
   file: string,
   onError: (message: string) => void,
+  overwrite = false,
 ): Result<TraceRecorder> {
+  if (!overwrite && existsSync(file))
+    return err('EEXIST', `trace: ${file} exists already: choose another name, or overwrite it`);
   try {
     ensureDir(path.dirname(file));
   } catch (e) {
@@ -47,6 +56,7 @@ export function startRecording(
   let started = false;
   const recorder = TraceRecorder.start(session, {
     path: file,
+    overwrite,
     onError: (message) => {
       if (started) onError(message);
     },

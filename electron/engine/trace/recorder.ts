@@ -41,6 +41,8 @@ export interface TraceRecorderOptions {
   redact?: boolean;
   /** How often buffered lines go to the file (ms, at most 1000). */
   flushMs?: number;
+  /** Replace an existing file (default); false refuses it (the open fails with EEXIST). */
+  overwrite?: boolean;
   /** Called once with a one-line message when the trace cannot be written. */
   onError?(message: string): void;
 }
@@ -101,7 +103,7 @@ export class TraceRecorder {
   private open(): void {
     let fd: number;
     try {
-      fd = openSync(this.path, 'w');
+      fd = openSync(this.path, this.options.overwrite === false ? 'wx' : 'w');
     } catch (e) {
       this.fail(e);
       return;

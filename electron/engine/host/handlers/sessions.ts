@@ -62,7 +62,9 @@ export function registerSessionHandlers(on: HandlerRegistry, ctx: HostContext): 
       return ok(null);
     }),
   );
-  on.on('session:record', (p) => withLive(ctx, p.sessionId, (s) => s.record(p.record, p.path)));
+  on.on('session:record', (p) =>
+    withLive(ctx, p.sessionId, (s) => s.record(p.record, p.path, p.overwrite)),
+  );
 }
 
 async function start(
