@@ -17,7 +17,7 @@ import type { SessionEvents } from '../session/types.js';
 import type { TraceRecorder } from '../trace/recorder.js';
 import type { HostedSession } from './hosted.js';
 import { defaultTracePath, exportRecording, recordingPath, startRecording } from './recording.js';
-import { cutPreview, SnapshotBuilder } from './snapshot-builder.js';
+import { cutPreview, pointOf, SnapshotBuilder } from './snapshot-builder.js';
 
 /** What a (re)connecting renderer is sent of the past: the renderer keeps as much. */
 const HISTORY = { points: 600, frameSizes: 2000, frames: 5000, stderrChars: 256 * 1024 };
@@ -115,14 +115,7 @@ export class LiveSession implements HostedSession {
     const newestSeq = frames.at(-1)?.seq ?? 0;
     const text = s.stderr.text();
     const stderr = text.slice(-HISTORY.stderrChars);
-    const point = this.points.at(-1) ?? {
-      t: metrics.elapsedMs,
-      stdoutRate: metrics.stdoutRate,
-      stderrRate: metrics.stderrRate,
-      dispatcherDepth: metrics.dispatcherDepth,
-      dispatcherWaitMs: metrics.dispatcherWaitMs,
-      largestFrameBytes: metrics.largestFrameBytes,
-    };
+    const point = this.points.at(-1) ?? pointOf(metrics);
     return {
       sessionId: this.id,
       seq: this.deltas.lastSeq,

@@ -18,7 +18,7 @@ import type { LiveFinding } from '../../../shared/findings.js';
 import type { FrameSummary } from '../../../shared/frames.js';
 import type { LiveMetrics } from '../../../shared/metrics.js';
 import type { JsonRpcId, RequestRecord } from '../../../shared/requests.js';
-import type { SessionInfo, SessionSnapshot } from '../../../shared/session-info.js';
+import type { SeriesPoint, SessionInfo, SessionSnapshot } from '../../../shared/session-info.js';
 
 /** Newest frame summaries per snapshot. */
 export const FRAMES_NEWEST = 50;
@@ -36,6 +36,18 @@ export function cutPreview(preview: string, max: number = PREVIEW_CHARS): string
   const code = preview.charCodeAt(max - 1);
   const end = code >= 0xd800 && code <= 0xdbff ? max - 1 : max;
   return preview.slice(0, end);
+}
+
+/** The chart point of a metrics sample. */
+export function pointOf(metrics: LiveMetrics): SeriesPoint {
+  return {
+    t: metrics.elapsedMs,
+    stdoutRate: metrics.stdoutRate,
+    stderrRate: metrics.stderrRate,
+    dispatcherDepth: metrics.dispatcherDepth,
+    dispatcherWaitMs: metrics.dispatcherWaitMs,
+    largestFrameBytes: metrics.largestFrameBytes,
+  };
 }
 
 export class SnapshotBuilder {
@@ -129,14 +141,7 @@ export class SnapshotBuilder {
       seq: this.seq,
       info: { ...info },
       metrics,
-      point: {
-        t: metrics.elapsedMs,
-        stdoutRate: metrics.stdoutRate,
-        stderrRate: metrics.stderrRate,
-        dispatcherDepth: metrics.dispatcherDepth,
-        dispatcherWaitMs: metrics.dispatcherWaitMs,
-        largestFrameBytes: metrics.largestFrameBytes,
-      },
+      point: pointOf(metrics),
       requests: [...this.requests.values()].map((r) => ({ ...r })),
       frames: this.takeFrames(),
       framesSkipped: this.framesSkipped,

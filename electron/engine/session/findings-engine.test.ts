@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { FINDING_LEVELS, type FindingCode, type LiveFinding } from '../../../shared/findings.js';
-import { type Budgets, FindingsEngine, type TickState } from './findings-engine.js';
+import type { Budgets } from '../../../shared/session-options.js';
+import { FindingsEngine, type TickState } from './findings-engine.js';
 
 const budgets: Budgets = {
   writeBlockedMs: 1000,

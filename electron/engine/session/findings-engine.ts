@@ -13,15 +13,7 @@ import {
   foldByCode,
   type LiveFinding,
 } from '../../../shared/findings.js';
-import type { ReaderMode } from '../../../shared/session-options.js';
-
-export interface Budgets {
-  writeBlockedMs: number;
-  dispatcherWaitMs: number;
-  dispatcherDepth: number;
-  stdinWaitMs: number;
-  recoveryMs: number;
-}
+import type { Budgets, ReaderMode } from '../../../shared/session-options.js';
 
 /** What the time-based rules look at, sampled on each tick. */
 export interface TickState {
