@@ -19,7 +19,7 @@ import {
 } from '../../../shared/session-config.js';
 import type { SessionState } from '../../../shared/session-info.js';
 import type { ReaderMode } from '../../../shared/session-options.js';
-import type { ExitInfo, LeftProcess, WorkerCounters } from '../../wire/protocol.js';
+import type { ExitInfo, WorkerCounters } from '../../wire/protocol.js';
 import { type StopResult, Transport, type TransportEvents } from '../transport/transport.js';
 import { Dispatcher } from './dispatcher.js';
 import { FindingsEngine, type TickState } from './findings-engine.js';
@@ -31,7 +31,7 @@ import { RecoveryVerdict } from './recovery-verdict.js';
 import { RequestTable } from './request-table.js';
 import { StderrRing } from './stderr-ring.js';
 import { timeoutMessage } from './timeout-forensics.js';
-import { watchTransportFindings } from './transport-findings.js';
+import { raiseStopFindings, watchTransportFindings } from './transport-findings.js';
 import {
   type RecoveryResult,
   type SendOptions,
@@ -381,18 +381,11 @@ export class Session extends EventEmitter<SessionEvents> {
     this.dispatcher.stop();
     this.recoveryVerdict.flush();
     if (result.exit && !this.exit) this.exit = result.exit;
-    if (result.left.length > 0)
-      this.findings.raise('processes-left', leftMessage(result.left), this.now());
-    const inWorker = this.transport.lastCounters?.stderrDroppedBytes ?? 0;
-    if (this.stderrDropped() > 0) {
-      const never = inWorker > 0 ? `, ${inWorker} of them read faster than the host took them` : '';
-      this.findings.raise(
-        'stderr-dropped',
-        `${this.stderrDropped()} bytes of stderr dropped from the bounded ring${never} ` +
-          '(all counted in stderr bytes)',
-        this.now(),
-      );
-    }
+    raiseStopFindings(this.findings, this.now(), {
+      left: result.left,
+      stderrDropped: this.stderrDropped(),
+      stderrDroppedInWorker: this.transport.lastCounters?.stderrDroppedBytes ?? 0,
+    });
     this.store.dispose();
     this.liveMetrics();
     // Nothing can answer now: a request still pending failed (never left hanging forever).
@@ -404,11 +397,4 @@ export class Session extends EventEmitter<SessionEvents> {
     if (this.state !== 'failed') this.setState('stopped');
     this.removeAllListeners('tick');
   }
-}
-
-function leftMessage(left: readonly LeftProcess[]): string {
-  const one = (p: LeftProcess): string =>
-    `${p.pid} ${p.command.slice(0, 120)} (${p.why === 'group' ? 'in its process group' : 'outside its group, holding its stdio'}; ${p.killed ? 'killed' : 'still running'})`;
-  const n = left.length;
-  return `${n} process${n === 1 ? '' : 'es'} of the server outlived the stop ladder: ${left.map(one).join(', ')}`;
 }

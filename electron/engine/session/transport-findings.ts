@@ -1,14 +1,14 @@
 /**
  * What the transport's own events say about the server, as findings: a frame over the
  * transport limit, the worker's spill full (the overload policy engaged), stdout ending inside
- * a frame. Fed by: the session's Transport. Raises into: the session's FindingsEngine (and the
+ * a frame; and, at the stop, processes that outlived the ladder and stderr not kept. Fed by: the session's Transport. Raises into: the session's FindingsEngine (and the
  * frame store, which keeps an oversize frame's place). The session's state and exit stay the
  * session's own (session.ts).
  */
 import type { Disposable } from '../../../shared/lifecycle.js';
 import { DisposableStore, listen } from '../../../shared/lifecycle.js';
 import type { SessionConfig } from '../../../shared/session-config.js';
-import { SPILL_MAX_FRAMES } from '../../wire/protocol.js';
+import { type LeftProcess, SPILL_MAX_FRAMES } from '../../wire/protocol.js';
 import type { Transport, TransportEvents } from '../transport/transport.js';
 import type { FindingsEngine } from './findings-engine.js';
 import type { FrameStore } from './frame-store.js';
@@ -68,4 +68,32 @@ export function watchTransportFindings(t: Transport, s: TransportFindingsTarget)
     );
   });
   return store;
+}
+
+/** The findings of a stop's result: processes left behind, stderr dropped (DESIGN.md table). */
+export function raiseStopFindings(
+  findings: FindingsEngine,
+  t: number,
+  s: { left: readonly LeftProcess[]; stderrDropped: number; stderrDroppedInWorker: number },
+): void {
+  if (s.left.length > 0) findings.raise('processes-left', leftMessage(s.left), t);
+  if (s.stderrDropped === 0) return;
+  const inWorker = s.stderrDroppedInWorker;
+  const never = inWorker > 0 ? `, ${inWorker} of them read faster than the host took them` : '';
+  findings.raise(
+    'stderr-dropped',
+    `${s.stderrDropped} bytes of stderr dropped from the bounded ring${never} ` +
+      '(all counted in stderr bytes)',
+    t,
+  );
+}
+
+function leftMessage(left: readonly LeftProcess[]): string {
+  const where = (p: LeftProcess): string =>
+    p.why === 'group' ? 'in its process group' : 'outside its group, holding its stdio';
+  const one = (p: LeftProcess): string =>
+    `${p.pid} ${p.command.slice(0, 120)} (${where(p)}; ${p.killed ? 'killed' : 'still running'})`;
+  const n = left.length;
+  const list = left.map(one).join(', ');
+  return `${n} process${n === 1 ? '' : 'es'} of the server outlived the stop ladder: ${list}`;
 }
