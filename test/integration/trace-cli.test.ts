@@ -99,7 +99,9 @@ describe('probe --trace → report', () => {
     const file = path.join(tmp, 'damaged-source.jsonl');
     await runCli(['probe', '--demo', 'healthy', '--trace', file]);
     const lines = readFileSync(file, 'utf8').split('\n');
-    const mid = Math.floor(lines.length / 2);
+    // A request line (every reader reads those): which line is in the middle varies per run.
+    const requests = lines.flatMap((l, i) => (l.includes('"type":"request"') ? [i] : []));
+    const mid = requests[Math.floor(requests.length / 2)];
     lines[mid] = lines[mid].slice(0, Math.floor(lines[mid].length / 2));
     lines.splice(3, 0, '{"t":4,"type":"request","record":null}');
     const damaged = path.join(tmp, 'damaged.jsonl');
