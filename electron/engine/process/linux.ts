@@ -1,0 +1,378 @@
+/**
+ * Process evidence on Linux, from /proc (proc(5)): for our own descendants all of it is
+ * readable unprivileged — `stat` (state, ppid, CPU ticks, threads, start time), `io` (bytes
+ * read and written), `task/TID/{stat,wchan,syscall,children}`, `fd/N` and `fdinfo/N`.
+ *
+ * Reads are plain open/read/close into one scratch buffer: a tree of 30 files costs ~0.4 ms
+ * of CPU that way, against ~5 ms through fs.promises (measured on this machine: the promise
+ * path pays four thread-pool hops per file). They run on the main thread's sampler timer,
+ * never in the worker that drains the server's stdout.
+ */
+import { closeSync, openSync, readdirSync, readlinkSync, readSync } from 'node:fs';
+import type { SyscallInfo } from '../../../shared/process.js';
+import {
+  type Holder,
+  MAX_PROCESSES,
+  MAX_THREADS,
+  type ProcessSource,
+  type RawProcess,
+  type RawStdio,
+  type RawThread,
+  type RawTree,
+  unavailableSource,
+} from './source.js';
+import { syscallTable, takesBytes, takesFd } from './syscalls.js';
+
+/** USER_HZ: the unit of /proc CPU times, 100 on every Linux architecture Node runs on. */
+const TICK_MS = 10;
+const O_ACCMODE = 0o3;
+const O_NONBLOCK = 0o4000;
+const COMMAND_CHARS = 200;
+
+const scratch = Buffer.allocUnsafe(8192);
+
+/** The text of a small /proc file, or null when it cannot be read (gone, not ours). */
+export function readSmall(path: string, encoding: 'latin1' | 'utf8' = 'latin1'): string | null {
+  let fd: number;
+  try {
+    fd = openSync(path, 'r');
+  } catch {
+    return null;
+  }
+  try {
+    const n = readSync(fd, scratch, 0, scratch.length, null);
+    return scratch.toString(encoding, 0, n);
+  } catch {
+    return null;
+  } finally {
+    closeSync(fd);
+  }
+}
+
+interface Stat {
+  state: string;
+  ppid: number;
+  cpuMs: number;
+  threads: number;
+  start: string;
+}
+
+export function parseStat(text: string): Stat | null {
+  // comm is in parentheses and may hold spaces or parentheses: split after the last one.
+  const close = text.lastIndexOf(')');
+  if (close < 0) return null;
+  const rest = text.slice(close + 2).split(' ');
+  if (rest.length < 20) return null;
+  return {
+    state: rest[0],
+    ppid: Number(rest[1]),
+    cpuMs: (Number(rest[11]) + Number(rest[12])) * TICK_MS,
+    threads: Number(rest[17]),
+    start: rest[19],
+  };
+}
+
+function commOf(text: string): string {
+  return text.slice(text.indexOf('(') + 1, text.lastIndexOf(')'));
+}
+
+/** `1 0x1 0x55… 0xf4241 …` → write(1, 1,000,001 B); `running`; `-1 …` (not in a call) → null. */
+export function parseSyscall(
+  text: string,
+  table = syscallTable(),
+): { call: SyscallInfo | 'running' | null; key: string | null } {
+  const line = text.trim();
+  if (line === 'running') return { call: 'running', key: null };
+  const parts = line.split(' ');
+  const nr = Number(parts[0]);
+  if (!Number.isInteger(nr) || nr < 0) return { call: null, key: null };
+  const name = table?.[nr] ?? null;
+  const arg = (i: number): number | null => {
+    const v = parts[i + 1];
+    if (v === undefined) return null;
+    const n = Number.parseInt(v, 16);
+    return Number.isFinite(n) ? n : null;
+  };
+  const fdArg = arg(0);
+  // An fd argument is an int: 0xffffffff is -1 (wait4(-1, …) is not an fd anyway).
+  const fd = takesFd(name) && fdArg !== null && fdArg < 2 ** 31 ? fdArg : null;
+  const bytes = takesBytes(name) ? arg(2) : null;
+  return { call: { nr, name, fd, bytes }, key: line };
+}
+
+/**
+ * What a tree's samples keep between them to read less: a helper thread that has not run
+ * since the last sample (the same run time in schedstat) is in the same call, read again only every
+ * REFRESH samples; an fd's flags are read again every REFRESH samples or when it names
+ * something else; other threads' children likewise (the main thread's, every sample). One per
+ * source (per session); what belongs to gone processes is dropped each sample.
+ */
+export class LinuxCache {
+  sampleNo = 0;
+  readonly threads = new Map<string, { at: number; ran: string | null; thread: RawThread }>();
+  readonly flags = new Map<string, { at: number; flags: number | null }>();
+  readonly children = new Map<string, { at: number; kids: number[] }>();
+  private live = new Set<string>();
+
+  begin(): void {
+    this.sampleNo += 1;
+    this.live = new Set();
+  }
+
+  fresh(at: number): boolean {
+    return this.sampleNo - at < REFRESH;
+  }
+
+  touch(key: string): void {
+    this.live.add(key);
+  }
+
+  end(): void {
+    for (const m of [this.threads, this.flags, this.children]) {
+      for (const k of m.keys()) if (!this.live.has(k)) m.delete(k);
+    }
+  }
+}
+
+/** How many samples a cached helper thread, fd flags or children list is trusted for. */
+const REFRESH = 5;
+
+function readThread(
+  pid: number,
+  tid: number,
+  cache: LinuxCache,
+  identity: string,
+): RawThread | null {
+  const base = `/proc/${pid}/task/${tid}`;
+  const key = `${identity}/${tid}`;
+  cache.touch(key);
+  // A helper thread that has not run since it was last read (schedstat's run time, a cheap
+  // file, unchanged) sits where it sat: `stat` and `syscall` cost several times more.
+  const seen = cache.threads.get(key);
+  const ran = tid === pid ? null : (readSmall(`${base}/schedstat`)?.split(' ')[0] ?? null);
+  if (seen && ran !== null && seen.ran === ran && cache.fresh(seen.at)) return seen.thread;
+  const statText = readSmall(`${base}/stat`);
+  const stat = statText === null ? null : parseStat(statText);
+  if (!stat) return null;
+  const thread: RawThread =
+    stat.state === 'R'
+      ? { tid, state: 'R', wchan: null, syscall: 'running', callKey: null, fdTarget: null }
+      : readCall(pid, tid, stat.state, base);
+  cache.threads.set(key, { at: cache.sampleNo, ran, thread });
+  return thread;
+}
+
+function readCall(pid: number, tid: number, state: string, base: string): RawThread {
+  const wchanText = readSmall(`${base}/wchan`);
+  const sys = readSmall(`${base}/syscall`);
+  const parsed = sys === null ? { call: null, key: null } : parseSyscall(sys);
+  return {
+    tid,
+    state,
+    wchan: wchanText === null || wchanText === '0' || wchanText === '' ? null : wchanText,
+    syscall: parsed.call,
+    callKey: parsed.key,
+    fdTarget: fdTargetOf(pid, parsed.call),
+  };
+}
+
+function fdTargetOf(pid: number, call: SyscallInfo | 'running' | null): string | null {
+  if (call === null || call === 'running' || call.fd === null) return null;
+  try {
+    return readlinkSync(`/proc/${pid}/fd/${call.fd}`);
+  } catch {
+    return null;
+  }
+}
+
+function readStdio(pid: number, cache: LinuxCache, identity: string): RawStdio[] {
+  const out: RawStdio[] = [];
+  for (const fd of [0, 1, 2] as const) {
+    let target: string | null = null;
+    try {
+      target = readlinkSync(`/proc/${pid}/fd/${fd}`);
+    } catch {
+      // closed, or not ours to read
+    }
+    let nonBlocking: boolean | null = null;
+    if (target !== null) {
+      const key = `${identity}/${fd}/${target}`;
+      cache.touch(key);
+      let seen = cache.flags.get(key);
+      if (!seen || !cache.fresh(seen.at)) {
+        seen = { at: cache.sampleNo, flags: fdFlags(pid, fd) };
+        cache.flags.set(key, seen);
+      }
+      nonBlocking = seen.flags === null ? null : (seen.flags & O_NONBLOCK) !== 0;
+    }
+    out.push({ fd, target, nonBlocking });
+  }
+  return out;
+}
+
+function fdFlags(pid: number, fd: number): number | null {
+  const info = readSmall(`/proc/${pid}/fdinfo/${fd}`);
+  const m = info === null ? null : /flags:\s*([0-7]+)/.exec(info);
+  return m ? Number.parseInt(m[1], 8) : null;
+}
+
+function ioOf(pid: number): { read: number | null; written: number | null } {
+  const io = readSmall(`/proc/${pid}/io`);
+  if (io === null) return { read: null, written: null };
+  const read = /rchar:\s*(\d+)/.exec(io);
+  const written = /wchar:\s*(\d+)/.exec(io);
+  return { read: read ? Number(read[1]) : null, written: written ? Number(written[1]) : null };
+}
+
+function tids(pid: number): number[] {
+  try {
+    return readdirSync(`/proc/${pid}/task`)
+      .map(Number)
+      .sort((a, b) => (a === pid ? -1 : b === pid ? 1 : a - b));
+  } catch {
+    return [];
+  }
+}
+
+const commands = new Map<string, string>();
+
+function commandOf(pid: number, identity: string, statText: string): string {
+  const cached = commands.get(identity);
+  if (cached !== undefined) return cached;
+  const cmdline = readSmall(`/proc/${pid}/cmdline`, 'utf8');
+  const joined = cmdline?.replace(/\0+$/, '').split('\0').join(' ') ?? '';
+  const command = (joined === '' ? `[${commOf(statText)}]` : joined).slice(0, COMMAND_CHARS);
+  // Bounded: a cache of command lines, not a record of every process ever seen.
+  if (commands.size > 1024) commands.clear();
+  commands.set(identity, command);
+  return command;
+}
+
+function childrenOf(pid: number, tid: number, cache: LinuxCache, identity: string): number[] {
+  const key = `${identity}/${tid}/children`;
+  cache.touch(key);
+  const seen = cache.children.get(key);
+  if (tid !== pid && seen && cache.fresh(seen.at)) return seen.kids;
+  const text = readSmall(`/proc/${pid}/task/${tid}/children`);
+  const kids = text
+    ? text
+        .trim()
+        .split(' ')
+        .filter((k) => k !== '')
+        .map(Number)
+    : [];
+  cache.children.set(key, { at: cache.sampleNo, kids });
+  return kids;
+}
+
+function readProcess(
+  pid: number,
+  depth: number,
+  cache: LinuxCache,
+): { p: RawProcess; children: number[] } | null {
+  const statText = readSmall(`/proc/${pid}/stat`);
+  const stat = statText === null ? null : parseStat(statText);
+  if (!stat || statText === null) return null;
+  // exec keeps the pid and start time but changes the command (a pyenv or npx shim): comm too.
+  const identity = `${pid}:${stat.start}:${commOf(statText)}`;
+  const threads: RawThread[] = [];
+  const children: number[] = [];
+  const all = stat.state === 'Z' ? [] : tids(pid);
+  for (const tid of all) {
+    for (const k of childrenOf(pid, tid, cache, identity)) children.push(k);
+    if (threads.length >= MAX_THREADS) continue;
+    const t = readThread(pid, tid, cache, identity);
+    if (t) threads.push(t);
+  }
+  const io = ioOf(pid);
+  return {
+    p: {
+      pid,
+      ppid: stat.ppid,
+      command: commandOf(pid, identity, statText),
+      state: stat.state,
+      cpuMs: stat.cpuMs,
+      writtenBytes: io.written,
+      readBytes: io.read,
+      threadCount: stat.threads,
+      threads,
+      stdio: stat.state === 'Z' ? [] : readStdio(pid, cache, identity),
+      depth,
+      identity,
+    },
+    children,
+  };
+}
+
+export function sampleLinuxTree(rootPid: number, cache = new LinuxCache()): RawTree | null {
+  cache.begin();
+  try {
+    return walkTree(rootPid, cache);
+  } finally {
+    cache.end();
+  }
+}
+
+function walkTree(rootPid: number, cache: LinuxCache): RawTree | null {
+  const processes: RawProcess[] = [];
+  let omitted = 0;
+  // Depth first, the root first, each child right after its parent (the panel's order).
+  const stack: { pid: number; depth: number }[] = [{ pid: rootPid, depth: 0 }];
+  const seen = new Set<number>();
+  while (stack.length > 0) {
+    const next = stack.pop();
+    if (!next || seen.has(next.pid)) continue;
+    seen.add(next.pid);
+    if (processes.length >= MAX_PROCESSES) {
+      omitted += 1;
+      continue;
+    }
+    const read = readProcess(next.pid, next.depth, cache);
+    if (!read) {
+      if (next.pid === rootPid) return null;
+      continue;
+    }
+    processes.push(read.p);
+    for (const c of [...read.children].reverse()) stack.push({ pid: c, depth: next.depth + 1 });
+  }
+  return { rootPid, processes, omitted };
+}
+
+function holdersOf(target: string, pids: readonly number[]): Holder[] {
+  const out: Holder[] = [];
+  for (const pid of pids) {
+    let fds: string[];
+    try {
+      fds = readdirSync(`/proc/${pid}/fd`);
+    } catch {
+      continue;
+    }
+    for (const name of fds) {
+      let link: string;
+      try {
+        link = readlinkSync(`/proc/${pid}/fd/${name}`);
+      } catch {
+        continue;
+      }
+      if (link !== target) continue;
+      const fd = Number(name);
+      const flags = fdFlags(pid, fd);
+      const acc = flags === null ? null : flags & O_ACCMODE;
+      const mode = acc === 0 ? 'read' : acc === 1 ? 'write' : acc === 2 ? 'read-write' : 'unknown';
+      out.push({ pid, fd, mode });
+    }
+  }
+  return out;
+}
+
+export function linuxSource(): ProcessSource {
+  if (readSmall('/proc/self/stat') === null) {
+    return unavailableSource('/proc is not mounted or not readable here');
+  }
+  const cache = new LinuxCache();
+  return {
+    availability: { available: true },
+    sample: (rootPid) => Promise.resolve(sampleLinuxTree(rootPid, cache)),
+    holders: (target, pids) => Promise.resolve(holdersOf(target, pids)),
+  };
+}
