@@ -3,6 +3,8 @@
  * Codes and levels are a public contract; more codes may be added at `info` or `warn`.
  */
 
+import type { FindingEvidence } from './process.js';
+
 export type FindingLevel = 'info' | 'warn' | 'error';
 
 export const FINDING_LEVELS = {
@@ -16,6 +18,10 @@ export const FINDING_LEVELS = {
   'cancel-ignored': 'warn',
   'slow-recovery': 'warn',
   'request-timed-out': 'error',
+  'handshake-failed': 'error',
+  'server-output-buffered': 'error',
+  'subprocess-blocked': 'error',
+  'server-busy': 'warn',
   // Added codes (info/warn only, as the contract allows).
   'dispatch-overflow': 'warn',
   'stderr-dropped': 'info',
@@ -31,6 +37,9 @@ export interface Finding {
   code: FindingCode;
   level: FindingLevel;
   message: string;
+  /** What the finding rests on (process findings: pid, command, state, wchan, syscall,
+   *  cpuPercent, ms — DESIGN.md). */
+  evidence?: FindingEvidence;
 }
 
 /** A finding as the engine tracks it live: first/last time seen and how often. */
@@ -69,6 +78,7 @@ export function foldByCode(
       code: f.code,
       level: f.level,
       message: n > 1 ? `${f.message} (${n} times${which})` : f.message,
+      ...(f.evidence === undefined ? {} : { evidence: f.evidence }),
     };
   });
 }
@@ -102,6 +112,20 @@ export const FINDING_EXPLANATIONS: Record<FindingCode, string> = {
   'request-timed-out':
     'A request passed its timeout; a cancellation was sent (never for initialize). A timeout in a ' +
     'UI is not a cancellation.',
+  'handshake-failed':
+    'initialize failed: answered with an error, timed out, or never answered. Nothing else can ' +
+    'work; a probe or check that cannot initialize is never a pass.',
+  'server-output-buffered':
+    'An answer is owed and stdout is silent while the server sits idle (waiting for its next ' +
+    'request, no CPU), or the answer arrived only when stdin closed or the server exited: its ' +
+    'stdout is block-buffered. Python: `-u` or `print(..., flush=True)`; C: `setvbuf`/`fflush`.',
+  'subprocess-blocked':
+    'A process under the server is blocked writing a full pipe that the server no longer reads, ' +
+    'while an answer is owed: the child waits for the server and the server for the child. ' +
+    "Drain a child's output to its end (or to a bounded buffer) while waiting for it.",
+  'server-busy':
+    'An answer is owed and the server is on CPU with no output: a CPU-bound tool. A cancellation ' +
+    'reaches it only if it checks; run heavy work off the thread that reads stdin.',
   'dispatch-overflow':
     'The consumer fell so far behind that the overload policy dropped or paused input (counted).',
   'stderr-dropped':

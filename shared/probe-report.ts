@@ -19,4 +19,6 @@ export interface ProbeReport {
   requests: ReportRequest[];
   recovery: { method: string; ok: boolean; latencyMs: number | null } | null;
   findings: Finding[];
+  /** Whether process evidence was had (and why not), and how many samples were taken. */
+  process: { available: boolean; reason?: string; samples: number };
 }

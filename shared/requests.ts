@@ -66,4 +66,6 @@ export interface ReportRequest {
   status: RequestStatus;
   latencyMs: number | null;
   responseBytes: number | null;
+  /** A failed request's error: JSON-RPC's, or the host's (DESIGN.md). */
+  error?: { code: number; message: string };
 }

@@ -33,6 +33,8 @@ export const sessionConfigSchema = z.object({
   requestTimeoutMs: z.number().int().min(0).default(d.requestTimeoutMs),
   /** Method of the recovery probe sent after a cancellation; null disables it. */
   recoveryMethod: z.string().nullable().default(d.recoveryMethod),
+  /** Sample the server's process tree for evidence (off: the pipe's signatures only). */
+  processSampling: z.boolean().default(d.processSampling),
   /** Budgets behind the findings (ms). */
   budgets: z
     .object({
@@ -41,6 +43,10 @@ export const sessionConfigSchema = z.object({
       dispatcherDepth: z.number().int().min(1).default(DEFAULT_BUDGETS.dispatcherDepth),
       stdinWaitMs: z.number().min(1).default(DEFAULT_BUDGETS.stdinWaitMs),
       recoveryMs: z.number().min(1).default(DEFAULT_BUDGETS.recoveryMs),
+      outputBufferedMs: z.number().min(1).default(DEFAULT_BUDGETS.outputBufferedMs),
+      serverBusyMs: z.number().min(1).default(DEFAULT_BUDGETS.serverBusyMs),
+      busyCpuPercent: z.number().min(1).max(100).default(DEFAULT_BUDGETS.busyCpuPercent),
+      subprocessBlockedMs: z.number().min(1).default(DEFAULT_BUDGETS.subprocessBlockedMs),
     })
     .prefault({}),
   /** Grace periods of the stop ladder (ms). */

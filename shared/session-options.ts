@@ -32,6 +32,14 @@ export interface Budgets {
   stdinWaitMs: number;
   /** the recovery probe after a cancellation answered within (ms). */
   recoveryMs: number;
+  /** a response owed, stdout silent and the server idle this long: its output is buffered (ms). */
+  outputBufferedMs: number;
+  /** a response owed, the server on CPU and stdout silent this long (ms). */
+  serverBusyMs: number;
+  /** CPU % of one core from which a server counts as busy. */
+  busyCpuPercent: number;
+  /** a process under the server blocked writing a pipe this long (ms). */
+  subprocessBlockedMs: number;
 }
 
 export const DEFAULT_BUDGETS: Readonly<Budgets> = {
@@ -40,6 +48,10 @@ export const DEFAULT_BUDGETS: Readonly<Budgets> = {
   dispatcherDepth: 10_000,
   stdinWaitMs: 1000,
   recoveryMs: 1000,
+  outputBufferedMs: 2000,
+  serverBusyMs: 2000,
+  busyCpuPercent: 80,
+  subprocessBlockedMs: 1000,
 };
 
 /** Grace periods of the stop ladder (ms): close stdin, SIGTERM the group, SIGKILL it. */
@@ -62,6 +74,8 @@ export const SESSION_DEFAULTS = {
   requestTimeoutMs: 60_000,
   /** The recovery probe's method (null: none). */
   recoveryMethod: 'ping',
+  /** Sample the server's process tree for evidence (DESIGN.md "Process evidence"). */
+  processSampling: true,
 } as const satisfies {
   maxFrameBytes: number;
   onOversize: OversizePolicy;
@@ -71,6 +85,7 @@ export const SESSION_DEFAULTS = {
   consumerDelayMs: number;
   requestTimeoutMs: number;
   recoveryMethod: string | null;
+  processSampling: boolean;
 };
 
 /** Bounds a host accepts for options a person sets (the controls, the IPC schemas). */

@@ -223,6 +223,7 @@ function outcome(
       { code: 'stdout-pollution', level: 'error', message: 'banner on stdout' },
       { code: 'cancel-ignored', level: 'warn', message: 'request 2 answered late' },
     ],
+    process: { available: true, samples: 10 },
     ...report,
   };
   return {

@@ -63,6 +63,8 @@ interface ProbeFlags {
   json?: boolean;
   demo?: string;
   demoArg: string[];
+  /** commander's `--no-process-evidence`: false when given. */
+  processEvidence: boolean;
 }
 
 async function probeCommand(argv: string[], flags: ProbeFlags, cmd: Command): Promise<number> {
@@ -109,6 +111,7 @@ async function probeCommand(argv: string[], flags: ProbeFlags, cmd: Command): Pr
       ...explicit,
     };
   }
+  if (!flags.processEvidence) options = { ...options, processSampling: false };
   const trace = flags.trace ? probeTrace(flags.trace) : null;
   const outcome = await runProbe(trace ? { ...options, onSession: trace.attach } : options);
   await trace?.finish(outcome.startError);
@@ -187,6 +190,10 @@ export function buildProgram(): Command {
       'run a bundled demo server with its catalog recipe (see `pipescope demo list`)',
     )
     .option('--demo-arg <name=value>', 'a knob of the demo server (repeatable)', collect, [])
+    .option(
+      '--no-process-evidence',
+      "do not sample the server's process tree (findings from the pipe alone)",
+    )
     .action(async (argv: string[], flags: ProbeFlags, cmd: Command) => {
       process.exitCode = await probeCommand(argv, flags, cmd);
     });

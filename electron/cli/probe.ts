@@ -28,6 +28,8 @@ export interface ProbeOptions {
   timeoutMs: number;
   reader: ReaderMode;
   consumerDelayMs: number;
+  /** Sample the server's process tree (default true; false: findings from the pipe alone). */
+  processSampling?: boolean;
   /** Called with the live session (the trace recorder attaches here). */
   onSession?(session: Session): void;
 }
@@ -66,6 +68,7 @@ export async function runProbe(o: ProbeOptions): Promise<ProbeOutcome> {
     onOversize: o.onOversize ?? 'discard',
     readerMode: 'drain', // the handshake always drains; --reader applies from the call on
     requestTimeoutMs: 0, // the probe's own deadline times requests out
+    processSampling: o.processSampling ?? true,
   });
   o.onSession?.(session);
 

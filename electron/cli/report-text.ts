@@ -68,6 +68,12 @@ export function formatReportText(o: ProbeOutcome): string {
       `Recovery: ${r.recovery.method} ${r.recovery.ok ? `ok in ${r.recovery.latencyMs} ms` : 'FAILED'}`,
     );
   }
+  lines.push(
+    '',
+    r.process.available
+      ? `Process evidence: ${r.process.samples} sample(s) of the server's tree`
+      : `Process evidence: not available (${r.process.reason ?? 'unknown'})`,
+  );
   lines.push('', r.findings.length ? 'Findings' : 'Findings: none');
   for (const f of r.findings) {
     lines.push(`  [${f.level}] ${f.code}: ${f.message}`);

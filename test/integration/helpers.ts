@@ -211,7 +211,7 @@ export function expectReportByteInvariant(report: ProbeReport): void {
 }
 
 /** The keys of the `probe --json` report, exactly as DESIGN.md lists them. */
-export const REPORT_KEYS = ['findings', 'metrics', 'recovery', 'requests', 'server'];
+export const REPORT_KEYS = ['findings', 'metrics', 'process', 'recovery', 'requests', 'server'];
 export const REPORT_METRIC_KEYS = [
   'cancellationsSent',
   'dispatcherMaxDepth',

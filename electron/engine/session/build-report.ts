@@ -22,9 +22,11 @@ export function buildProbeReport(session: Session): ProbeReport {
       status: r.status,
       latencyMs: r.latencyMs === null ? null : Math.round(r.latencyMs * 10) / 10,
       responseBytes: r.responseBytes,
+      ...(r.status === 'failed' && r.error ? { error: r.error } : {}),
     })),
     recovery: session.recovery,
     findings: session.findings.forReport(),
+    process: session.processInfo(),
   };
 }
 

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { FINDING_LEVELS, type FindingCode, type LiveFinding } from '../../../shared/findings.js';
 import type { Budgets } from '../../../shared/session-options.js';
-import { FindingsEngine, type TickState } from './findings-engine.js';
+import { FindingsEngine } from './findings-engine.js';
+import type { TickState } from './tick-state.js';
 
 const budgets: Budgets = {
   writeBlockedMs: 1000,
@@ -9,6 +10,10 @@ const budgets: Budgets = {
   dispatcherDepth: 100,
   stdinWaitMs: 2000,
   recoveryMs: 1000,
+  outputBufferedMs: 2000,
+  serverBusyMs: 2000,
+  busyCpuPercent: 80,
+  subprocessBlockedMs: 1000,
 };
 
 /** A healthy, idle, draining session at time t. */

@@ -13,26 +13,9 @@ import {
   foldByCode,
   type LiveFinding,
 } from '../../../shared/findings.js';
-import type { Budgets, ReaderMode } from '../../../shared/session-options.js';
-
-/** What the time-based rules look at, sampled on each tick. */
-export interface TickState {
-  t: number;
-  alive: boolean;
-  stdoutEnded: boolean;
-  readerMode: ReaderMode;
-  readingStdout: boolean;
-  notReadingSince: number | null;
-  pendingBytes: number;
-  lastStdoutByteAt: number | null;
-  responsesOwed: number;
-  dispatcherLongestWaitMs: number;
-  dispatcherDepth: number;
-  /** Age of the oldest complete message not yet taken by the consumer (ms). */
-  queueOldestAgeMs: number;
-  stdinPendingSince: number | null;
-  stdinPendingBytes: number;
-}
+import type { FindingEvidence } from '../../../shared/process.js';
+import type { Budgets } from '../../../shared/session-options.js';
+import type { TickState } from './tick-state.js';
 
 function ms(n: number): string {
   return `${Math.round(n)} ms`;
@@ -48,13 +31,20 @@ export class FindingsEngine {
     private readonly onFinding: (f: LiveFinding, isNew: boolean) => void,
   ) {}
 
-  raise(code: FindingCode, message: string, t: number, requestId?: string | number): LiveFinding {
+  raise(
+    code: FindingCode,
+    message: string,
+    t: number,
+    requestId?: string | number,
+    evidence?: FindingEvidence,
+  ): LiveFinding {
     const key = requestId === undefined ? code : `${code}#${String(requestId)}`;
     const existing = this.findings.get(key);
     if (existing) {
       existing.count += 1;
       existing.lastAt = t;
       existing.message = message;
+      if (evidence !== undefined) existing.evidence = evidence;
       this.onFinding(existing, false);
       return existing;
     }
@@ -66,6 +56,7 @@ export class FindingsEngine {
       lastAt: t,
       count: 1,
       ...(requestId === undefined ? {} : { requestId }),
+      ...(evidence === undefined ? {} : { evidence }),
     };
     this.findings.set(key, f);
     this.onFinding(f, true);
@@ -81,6 +72,13 @@ export class FindingsEngine {
     existing.lastAt = t;
     this.onFinding(existing, false);
     return true;
+  }
+
+  /** Takes back a finding that later evidence showed to be wrong (a "late" answer that was in
+   *  fact flushed at exit is no ignored cancellation); true when there was one. */
+  retract(code: FindingCode, requestId?: string | number): boolean {
+    const key = requestId === undefined ? code : `${code}#${String(requestId)}`;
+    return this.findings.delete(key);
   }
 
   has(code: FindingCode): boolean {
@@ -107,16 +105,24 @@ export class FindingsEngine {
     const midFrameStall =
       live && s.pendingBytes > 0 && quietFor !== null && quietFor > b.writeBlockedMs;
     const hostNotReading = live && s.responsesOwed > 0 && notReadingFor > b.writeBlockedMs;
-    this.episode('write-blocked', midFrameStall || hostNotReading, () => {
+    // The process shows it: one write() to stdout that has not finished (the pipe stayed full).
+    const pipeFull =
+      live && s.responsesOwed > 0 && (s.writeProof?.blockedMs ?? 0) > b.writeBlockedMs;
+    this.episode('write-blocked', midFrameStall || hostNotReading || pipeFull, () => {
       const why = hostNotReading
         ? `the host has not read stdout for ${ms(notReadingFor)} (reader ${s.readerMode})`
-        : `stdout stopped mid-frame at ${s.pendingBytes} bytes, silent for ${ms(quietFor ?? 0)}`;
+        : midFrameStall
+          ? `stdout stopped mid-frame at ${s.pendingBytes} bytes, silent for ${ms(quietFor ?? 0)}`
+          : `the pipe stayed full (reader ${s.readerMode})`;
       const owed = `${s.responsesOwed} response${s.responsesOwed === 1 ? '' : 's'} owed`;
       const midFrame = s.pendingBytes > 0 ? `; ${s.pendingBytes} bytes of a frame pending` : '';
+      const proof = s.writeProof ? `; ${s.writeProof.text}` : '';
       this.raise(
         'server-write-blocked',
-        `server alive with ${owed}: ${why}${hostNotReading ? midFrame : ''}`,
+        `server alive with ${owed}: ${why}${hostNotReading ? midFrame : ''}${proof}`,
         s.t,
+        undefined,
+        s.writeProof?.evidence,
       );
     });
 

@@ -1,15 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { type RequestRecord, type RequestStatus, sentRecord } from '../../../shared/requests.js';
+import { DEFAULT_BUDGETS } from '../../../shared/session-options.js';
 import { FindingsEngine } from './findings-engine.js';
 import { RecoveryVerdict } from './recovery-verdict.js';
 
-const budgets = {
-  writeBlockedMs: 1000,
-  dispatcherWaitMs: 1000,
-  dispatcherDepth: 100,
-  stdinWaitMs: 1000,
-  recoveryMs: 100,
-};
+const budgets = { ...DEFAULT_BUDGETS, dispatcherDepth: 100, recoveryMs: 100 };
 
 function make() {
   const findings = new FindingsEngine(budgets, () => {});

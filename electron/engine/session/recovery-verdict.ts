@@ -42,6 +42,30 @@ export class RecoveryVerdict {
   }
 
   /** A verdict put off: judged now, as it stands. */
+  /**
+   * Sends the probe (`send`) and judges it. `awaitQueue` (the app): a verdict put off behind the
+   * host queue is waited for, at most as long again; the probe, bound to its deadline, takes the
+   * provisional one (the report has the final).
+   */
+  async probe(
+    send: () => Promise<{ record: RequestRecord }>,
+    backlog: () => number,
+    timeoutMs: number,
+    awaitQueue: boolean,
+  ): Promise<RecoveryResult> {
+    const { record } = await send();
+    const now = this.settle(record, backlog());
+    if (!awaitQueue || !this.awaitsQueue) return now;
+    return (await this.verdict(timeoutMs)) ?? now;
+  }
+
+  /** A tick: a verdict put off behind the host queue is judged once the queue is empty — as
+   *  counters taken (at `countedAt`) after the probe timed out show it (whatever was read
+   *  before them has reached main, in order on one port). */
+  tick(countedAt: number, backlog: number): void {
+    if (this.awaitsSince(countedAt) && backlog === 0) this.flush();
+  }
+
   flush(): void {
     if (this.pending !== null) this.judge(this.pending);
   }

@@ -40,6 +40,9 @@ export interface RequestTableHooks {
   onTimeout(record: RequestRecord): void;
   onUnexpected(id: JsonRpcId | null, why: string): void;
   onLate(record: RequestRecord): void;
+  /** Asked before an answer after a cancellation is called late: true holds it back (it came
+   *  after stdin closed; the end will show whether it was flushed at exit). */
+  holdLate?(record: RequestRecord, t: number): boolean;
 }
 
 interface Entry {
@@ -152,14 +155,30 @@ export class RequestTable {
       // completed (or failed). With no cancellation sent (a timed-out initialize) the request
       // stays timed-out, its answer recorded.
       if (r.cancelledAt !== null && info.t > r.cancelledAt) {
-        r.status = 'late';
-        this.hooks.onLate(r);
+        if (!this.hooks.holdLate?.(r, info.t)) {
+          r.status = 'late';
+          this.hooks.onLate(r);
+        }
       } else if (r.cancelledAt !== null) {
         r.status = info.error ? 'failed' : 'completed';
       }
       this.hooks.onChange(r);
     }
     return r;
+  }
+
+  /** An answer after the cancellation: late (HARDENING.md 12: shown, never an error). */
+  markLate(r: RequestRecord): void {
+    r.status = 'late';
+    this.hooks.onLate(r);
+    this.hooks.onChange(r);
+  }
+
+  /** An answer once called late that was flushed at exit: back to what the request was. */
+  unmarkLate(r: RequestRecord): void {
+    if (r.status !== 'late') return;
+    r.status = r.cancelReason === 'timeout' ? 'timed-out' : 'cancelled';
+    this.hooks.onChange(r);
   }
 
   /** Marks a pending request cancelled (the caller sends the notification). */

@@ -11,6 +11,7 @@ import { randomUUID } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import { DisposableStore, listen, toDisposable } from '../../../shared/lifecycle.js';
 import type { LiveMetrics } from '../../../shared/metrics.js';
+import type { ProcessAvailability, ProcessSnapshot } from '../../../shared/process.js';
 import type { JsonRpcId, RequestRecord } from '../../../shared/requests.js';
 import {
   parseSessionConfig,
@@ -22,14 +23,17 @@ import type { ReaderMode } from '../../../shared/session-options.js';
 import type { ExitInfo, WorkerCounters } from '../../wire/protocol.js';
 import { type StopResult, Transport, type TransportEvents } from '../transport/transport.js';
 import { Dispatcher } from './dispatcher.js';
-import { FindingsEngine, type TickState } from './findings-engine.js';
+import { SessionEvidence } from './evidence.js';
+import { FindingsEngine } from './findings-engine.js';
 import { FrameStore } from './frame-store.js';
 import { InboundRouter, type PollutionEntry } from './inbound-router.js';
+import { LateAnswers } from './late-answers.js';
 import { SessionMetrics } from './live-metrics.js';
 import { Outgoing } from './outgoing.js';
 import { RecoveryVerdict } from './recovery-verdict.js';
 import { RequestTable } from './request-table.js';
 import { StderrRing } from './stderr-ring.js';
+import { type TickState, tickStateOf } from './tick-state.js';
 import { timeoutMessage } from './timeout-forensics.js';
 import { raiseStopFindings, watchTransportFindings } from './transport-findings.js';
 import {
@@ -42,6 +46,8 @@ import {
 } from './types.js';
 
 const TICK_MS = 100;
+
+type TransportLimit = 'maxFrameBytes' | 'onOversize' | 'overloadPolicy';
 
 export class Session extends EventEmitter<SessionEvents> {
   readonly id = randomUUID();
@@ -61,10 +67,11 @@ export class Session extends EventEmitter<SessionEvents> {
   private readonly router: InboundRouter;
   private readonly out: Outgoing;
   private readonly metrics = new SessionMetrics();
+  /** The process sampler and the rules on it, and the end's signatures. */
+  readonly evidence: SessionEvidence;
   /** The tick timer and the listeners on the transport: released when the session stops. */
   private readonly store = new DisposableStore();
-  private readerMode: ReaderMode;
-  private lateResponses = 0;
+  private readonly late: LateAnswers;
   private processExits = 0;
   private exitedOnItsOwn = false;
   private stopPromise: Promise<void> | null = null;
@@ -76,7 +83,6 @@ export class Session extends EventEmitter<SessionEvents> {
   ) {
     super();
     this.config = parseSessionConfig(input);
-    this.readerMode = this.config.readerMode;
     this.frames = new FrameStore(options.frameStoreBytes);
     this.findings = new FindingsEngine(this.config.budgets, (f, isNew) =>
       this.emit('finding', f, isNew),
@@ -84,28 +90,31 @@ export class Session extends EventEmitter<SessionEvents> {
     this.recoveryVerdict = new RecoveryVerdict(this.findings, this.config.budgets.recoveryMs, () =>
       this.now(),
     );
+    this.late = new LateAnswers(
+      this.findings,
+      () => this.requests,
+      (id) => this.out.cancelledUnread(id),
+      () => this.now(),
+    );
+    this.evidence = new SessionEvidence({
+      config: this.config,
+      findings: this.findings,
+      now: () => this.now(),
+      state: () => this.tickState(),
+      onSample: (snapshot) => this.emit('process', snapshot),
+      end: this.late,
+    });
     this.requests = new RequestTable({
       onChange: (r) => {
         this.emit('request', r);
         this.recoveryVerdict.changed(r);
+        this.evidence.end.changed(r, this.now());
       },
       onTimeout: (r) => this.onRequestTimeout(r),
       onUnexpected: (id, why) =>
         this.findings.raise('unexpected-response', `response ${String(id)}: ${why}`, this.now()),
-      onLate: (r) => {
-        this.lateResponses += 1;
-        // A response stuck in a pipe the host was not reading is late through no fault of the
-        // server's: count it as late, but do not blame the server for ignoring the cancellation.
-        if (this.out.cancelledUnread(r.id)) return;
-        this.findings.raise(
-          'cancel-ignored',
-          `request ${String(r.id)} (${r.method}) was answered ${Math.round(
-            this.now() - (r.cancelledAt ?? r.sentAt),
-          )} ms after its cancellation`,
-          this.now(),
-          r.id,
-        );
-      },
+      onLate: (r) => this.late.arrived(r),
+      holdLate: (r, t) => this.evidence.end.holdLate(r, t),
     });
     this.router = new InboundRouter({
       frames: this.frames,
@@ -135,6 +144,7 @@ export class Session extends EventEmitter<SessionEvents> {
       this.transport.once('spawned', (pid) => {
         this.pid = pid;
         this.setState('running');
+        this.evidence.start(pid);
         resolve();
       });
       this.transport.once('spawn-error', (e) => {
@@ -149,6 +159,7 @@ export class Session extends EventEmitter<SessionEvents> {
     this.wireTransport();
     const tickTimer = setInterval(() => this.tick(), TICK_MS);
     this.store.add(toDisposable(() => clearInterval(tickTimer)));
+    this.store.add(this.evidence.watch(this.transport));
   }
 
   /** Resolves once the server process is running; rejects with a SessionError if it cannot start. */
@@ -175,6 +186,16 @@ export class Session extends EventEmitter<SessionEvents> {
     listener: (...args: TransportEvents[E]) => void,
   ): void {
     this.store.add(listen(this.transport, event, listener as (...args: unknown[]) => void));
+  }
+
+  /** Whether process evidence is had here (and why not), and how many samples were taken. */
+  processInfo(): ProcessAvailability & { samples: number } {
+    return this.evidence.info();
+  }
+
+  /** The newest sample of the server's process tree (null: none yet, or not available). */
+  latestProcess(): ProcessSnapshot | null {
+    return this.evidence.latest();
   }
 
   private wireTransport(): void {
@@ -242,6 +263,7 @@ export class Session extends EventEmitter<SessionEvents> {
       outstanding: [r, ...this.requests.inFlight()],
       stdinWaitMs: this.metrics.latest.stdinWaitMs,
       answerQueued: this.dispatcher.holdsResponse(r.id),
+      process: this.evidence.processLine(state.t),
     });
     // No cancellation for initialize (DESIGN.md): nothing for a later answer to be late after.
     if (r.method !== 'initialize') {
@@ -265,14 +287,9 @@ export class Session extends EventEmitter<SessionEvents> {
     const method = this.config.recoveryMethod ?? 'ping';
     // A stopped session has nothing to recover; say so without blaming the server.
     if (this.state !== 'running') return { method, ok: false, latencyMs: null };
-    const { done } = this.send(method, undefined, { timeoutMs });
-    const { record } = await done;
-    const now = this.recoveryVerdict.settle(record, this.hostBacklog());
-    // `awaitQueue` (the app): a verdict put off behind the host queue is waited for; the probe,
-    // bound to its deadline, takes the provisional one (the report has the final).
-    if (!opts.awaitQueue || !this.recoveryVerdict.awaitsQueue) return now;
-    // At most as long again; the verdict itself still waits for the answer or the queue.
-    return (await this.recoveryVerdict.verdict(timeoutMs)) ?? now;
+    const send = () => this.send(method, undefined, { timeoutMs }).done;
+    const backlog = () => this.hostBacklog();
+    return this.recoveryVerdict.probe(send, backlog, timeoutMs, opts.awaitQueue === true);
   }
 
   /** The recovery probe's result (its verdict may wait for the host queue: RecoveryVerdict). */
@@ -290,13 +307,12 @@ export class Session extends EventEmitter<SessionEvents> {
   }
 
   setReaderMode(mode: ReaderMode): void {
-    this.readerMode = mode;
     this.config.readerMode = mode;
     this.transport.setReaderMode(mode);
   }
 
   getReaderMode(): ReaderMode {
-    return this.readerMode;
+    return this.config.readerMode;
   }
 
   setConsumerDelay(ms: number): void {
@@ -305,49 +321,33 @@ export class Session extends EventEmitter<SessionEvents> {
   }
 
   /** Changes the transport limits live (the demo controls). */
-  setLimits(
-    limits: Partial<Pick<SessionConfig, 'maxFrameBytes' | 'onOversize' | 'overloadPolicy'>>,
-  ): void {
-    if (limits.maxFrameBytes !== undefined) this.config.maxFrameBytes = limits.maxFrameBytes;
-    if (limits.onOversize !== undefined) this.config.onOversize = limits.onOversize;
-    if (limits.overloadPolicy !== undefined) this.config.overloadPolicy = limits.overloadPolicy;
+  setLimits(limits: Partial<Pick<SessionConfig, TransportLimit>>): void {
+    for (const k of ['maxFrameBytes', 'onOversize', 'overloadPolicy'] as const) {
+      if (limits[k] !== undefined) Object.assign(this.config, { [k]: limits[k] });
+    }
     this.transport.setLimits(limits);
   }
 
   private tickState(): TickState {
-    const c = this.transport.lastCounters;
-    const m = this.metrics.latest;
-    return {
+    return tickStateOf(this.transport.lastCounters, {
       t: this.now(),
       alive: this.pid !== null && this.exit === null,
-      stdoutEnded: c?.stdoutEnded ?? false,
-      readerMode: this.readerMode,
-      readingStdout: c?.readingStdout ?? false,
-      notReadingSince: c?.notReadingSince ?? null,
-      pendingBytes: c?.pendingBytes ?? 0,
-      lastStdoutByteAt: c?.lastStdoutByteAt ?? null,
+      readerMode: this.config.readerMode,
       responsesOwed: this.requests.inFlight().length,
-      dispatcherLongestWaitMs: c?.dispatcherLongestWaitMs ?? 0,
-      dispatcherDepth: m.dispatcherDepth,
-      queueOldestAgeMs: ((): number => {
-        const oldest = this.dispatcher.oldestArrival();
-        return oldest === null ? 0 : this.now() - oldest;
-      })(),
-      stdinPendingSince: c?.stdinPendingSince ?? null,
-      stdinPendingBytes: c?.stdinPendingBytes ?? 0,
-    };
+      dispatcherDepth: this.metrics.latest.dispatcherDepth,
+      oldestQueuedAt: this.dispatcher.oldestArrival(),
+    });
   }
 
   private tick(): void {
     const m = this.liveMetrics();
-    // A recovery verdict put off behind the host queue: the queue is empty — as counters taken
-    // after the probe timed out show it (whatever was read before them has reached main, in
-    // order on one port) — so it is judged.
     const counted = this.transport.lastCounters?.t ?? Number.NEGATIVE_INFINITY;
-    if (this.recoveryVerdict.awaitsSince(counted) && this.hostBacklog() === 0) {
-      this.recoveryVerdict.flush();
+    this.recoveryVerdict.tick(counted, this.hostBacklog());
+    if (this.state === 'running') {
+      const state = this.evidence.withProof(this.tickState());
+      this.findings.evaluate(state);
+      this.evidence.evaluate(state, this.requests.inFlight());
     }
-    if (this.state === 'running') this.findings.evaluate(this.tickState());
     this.emit('tick', m);
   }
 
@@ -356,7 +356,7 @@ export class Session extends EventEmitter<SessionEvents> {
       t: this.now(),
       mainQueueDepth: this.dispatcher.depth,
       cancellationsSent: this.out.cancellationsSent,
-      lateResponses: this.lateResponses,
+      lateResponses: this.late.count,
       processExits: this.processExits,
       requestsInFlight: this.requests.inFlight().length,
       notifications: this.router.notifications,
@@ -377,10 +377,12 @@ export class Session extends EventEmitter<SessionEvents> {
 
   private async doStop(): Promise<void> {
     if (this.state !== 'failed') this.setState('stopping');
+    this.evidence.end.stopAsked(this.now(), this.transport.lastCounters?.readingStdout ?? true);
     const result: StopResult = await this.transport.stop('session stop');
     this.dispatcher.stop();
     this.recoveryVerdict.flush();
     if (result.exit && !this.exit) this.exit = result.exit;
+    this.evidence.ended(this.exit, this.requests.all(), this.exitedOnItsOwn);
     raiseStopFindings(this.findings, this.now(), {
       left: result.left,
       stderrDropped: this.stderrDropped(),
@@ -389,10 +391,8 @@ export class Session extends EventEmitter<SessionEvents> {
     this.store.dispose();
     this.liveMetrics();
     // Nothing can answer now: a request still pending failed (never left hanging forever).
-    const why = this.exitedOnItsOwn
-      ? 'no response: the server exited'
-      : 'no response before the session stopped';
-    this.requests.failPending({ code: -32000, message: why });
+    const why = this.exitedOnItsOwn ? 'the server exited' : 'the session stopped first';
+    this.requests.failPending({ code: -32000, message: `no response: ${why}` });
     this.requests.release();
     if (this.state !== 'failed') this.setState('stopped');
     this.removeAllListeners('tick');

@@ -3,7 +3,7 @@
  * and the host were doing when the timer fired (DESIGN.md: the timeout's forensics). Pure.
  */
 import type { RequestRecord } from '../../../shared/requests.js';
-import type { TickState } from './findings-engine.js';
+import type { TickState } from './tick-state.js';
 
 export interface TimeoutContext {
   /** The state at the moment the timer fired. */
@@ -13,6 +13,8 @@ export interface TimeoutContext {
   stdinWaitMs: number;
   /** The answer already waits in the host's own queue (the host's timer, not the server). */
   answerQueued: boolean;
+  /** What the server's process tree was doing at that moment (null: no fresh sample). */
+  process?: string | null;
 }
 
 export function timeoutMessage(r: RequestRecord, c: TimeoutContext): string {
@@ -27,8 +29,9 @@ export function timeoutMessage(r: RequestRecord, c: TimeoutContext): string {
   const cancelled =
     r.method === 'initialize' ? 'no cancellation (initialize)' : 'cancellation sent';
   const waiting = c.answerQueued ? '; its answer was already waiting in the host queue' : '';
+  const processes = c.process ? `. Process: ${c.process}` : '';
   return (
     `request ${String(r.id)} (${r.method}) timed out after ${Math.round(s.t - r.sentAt)} ms; ` +
-    `${cancelled}${waiting}. State: ${forensics}`
+    `${cancelled}${waiting}. State: ${forensics}${processes}`
   );
 }

@@ -1,6 +1,7 @@
 /** The Session's public shapes: what hosts send, get back and listen to. */
 import type { LiveFinding } from '../../../shared/findings.js';
 import type { LiveMetrics } from '../../../shared/metrics.js';
+import type { ProcessSnapshot } from '../../../shared/process.js';
 import type { JsonRpcId, RequestRecord } from '../../../shared/requests.js';
 import type { SessionState } from '../../../shared/session-info.js';
 import type { ExitInfo } from '../../wire/protocol.js';
@@ -35,6 +36,8 @@ export interface SessionEvents {
   finding: [finding: LiveFinding, isNew: boolean];
   exit: [exit: ExitInfo];
   tick: [metrics: LiveMetrics];
+  /** A new sample of the server's process tree (DESIGN.md "Process evidence"). */
+  process: [snapshot: ProcessSnapshot];
   /** The framer hit maxFrameBytes (`start`) and found the next newline (`end`): for traces. */
   oversize: [
     info: { phase: 'start' | 'end'; offset: number; bytes: number; atEof: boolean; t: number },

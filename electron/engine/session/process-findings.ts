@@ -1,0 +1,245 @@
+/**
+ * What the server's process tree says about a silent pipe, as findings (DESIGN.md "Process
+ * evidence" and the finding table): `subprocess-blocked`, `server-busy`, the live signature of
+ * `server-output-buffered`, and the proof attached to `server-write-blocked`.
+ *
+ * Owns: the episode of each rule and when the server started being busy. Fed by: the session's
+ * tick (the pipe's state) with the sampler's latest snapshot. Raises into: the session's
+ * FindingsEngine. Every message states what was seen — pid, command, state, the call with its
+ * fd and bytes, for how long — and says "likely" where it infers.
+ */
+import type { FindingEvidence, ProcessSample, ProcessSnapshot } from '../../../shared/process.js';
+import { describeActivity, describeProcess, describeSyscall } from '../../../shared/process.js';
+import type { RequestRecord } from '../../../shared/requests.js';
+import type { Budgets } from '../../../shared/session-options.js';
+import type { FindingsEngine } from './findings-engine.js';
+import type { TickState, WriteProof } from './tick-state.js';
+
+/** CPU % below which a server counts as idle. */
+const IDLE_CPU_PERCENT = 5;
+/** A sample older than this says nothing about now (ms). */
+const STALE_MS = 1500;
+
+export function evidenceOf(p: ProcessSample, ms?: number): FindingEvidence {
+  const a = p.activity;
+  return {
+    pid: p.pid,
+    command: p.command,
+    state: p.state,
+    wchan: a.wchan,
+    syscall: a.syscall ? { name: a.syscall.name, fd: a.syscall.fd, bytes: a.syscall.bytes } : null,
+    cpuPercent: p.cpuPercent,
+    ...(ms === undefined ? {} : { ms: Math.round(ms) }),
+  };
+}
+
+function secs(ms: number): string {
+  return `${(ms / 1000).toFixed(1)} s`;
+}
+
+/** The server's own stdout write, in words and as evidence, when its process shows one. */
+export function writeProofOf(snap: ProcessSnapshot | null, s: TickState): WriteProof | null {
+  const root = snap?.processes[0];
+  if (!root || !snap || s.t - snap.t > STALE_MS) return null;
+  const a = root.activity;
+  const reader = s.readingStdout ? `the reader is ${s.readerMode}` : 'the reader is not reading';
+  if (a.kind === 'writing' && a.syscall?.fd === 1) {
+    const held = a.forMs ?? 0;
+    return {
+      text: `pid ${root.pid} is blocked in ${describeSyscall(a.syscall)} for ${secs(held)} (wchan ${a.wchan ?? '?'}): the pipe is full; ${reader}`,
+      blockedMs: held,
+      evidence: evidenceOf(root, held),
+    };
+  }
+  const out = root.stdio.find((x) => x.fd === 1);
+  if (a.kind === 'event-loop' && out?.nonBlocking && (root.writeRate ?? 0) === 0) {
+    const written =
+      root.writtenBytes === null
+        ? ''
+        : ` after ${root.writtenBytes.toLocaleString('en-US')} B written`;
+    return {
+      text: `pid ${root.pid} is idle in its event loop with a non-blocking stdout and writes nothing${written}: the runtime holds the rest of its output in memory; ${reader}`,
+      blockedMs: 0,
+      evidence: evidenceOf(root),
+    };
+  }
+  return null;
+}
+
+export interface ProcessRuleInput {
+  tick: TickState;
+  /** Requests still owed an answer, oldest first. */
+  owed: readonly RequestRecord[];
+  snapshot: ProcessSnapshot | null;
+}
+
+export class ProcessFindings {
+  private readonly active = new Set<string>();
+  /** When the server was first seen on CPU in this episode, and its CPU time then. */
+  private busySince: { t: number; cpuMs: number } | null = null;
+  /** The last time the server was seen working on CPU for a while (the end signatures ask). */
+  lastBusyAt: number | null = null;
+
+  constructor(
+    private readonly budgets: Budgets,
+    private readonly findings: FindingsEngine,
+  ) {}
+
+  private episode(rule: string, holds: boolean, raise: () => void): void {
+    if (!holds) {
+      this.active.delete(rule);
+      return;
+    }
+    if (this.active.has(rule)) return;
+    this.active.add(rule);
+    raise();
+  }
+
+  evaluate({ tick: s, owed, snapshot }: ProcessRuleInput): void {
+    const snap = snapshot !== null && s.t - snapshot.t <= STALE_MS ? snapshot : null;
+    const root = snap?.processes[0];
+    const live = s.alive && !s.stdoutEnded;
+    if (!snap || !root || !live || owed.length === 0) {
+      this.active.clear();
+      this.busySince = null;
+      return;
+    }
+    const oldest = owed[0];
+    const quietFor = s.lastStdoutByteAt === null ? s.t - oldest.sentAt : s.t - s.lastStdoutByteAt;
+    const owedFor = s.t - oldest.sentAt;
+    const what = `request ${String(oldest.id)} (${oldest.method}) owed for ${secs(owedFor)}`;
+    this.subprocessRule(snap, root, what, s.t);
+    this.busyRule(root, what, quietFor, s.t);
+    this.bufferedRule(snap, root, s, what, Math.min(quietFor, owedFor));
+  }
+
+  private subprocessRule(
+    snap: ProcessSnapshot,
+    root: ProcessSample,
+    what: string,
+    t: number,
+  ): void {
+    const b = this.budgets;
+    const child = snap.processes.find(
+      (p) =>
+        p.depth > 0 &&
+        p.activity.kind === 'writing' &&
+        (p.activity.forMs ?? 0) >= b.subprocessBlockedMs &&
+        /^(pipe|socket):/.test(p.activity.fdTarget ?? '') &&
+        // Writing to the server's own stdout (Pipescope's end) is the host's pipe, not a child's.
+        p.stdio.find((x) => x.target === p.activity.fdTarget)?.peer?.pid !== process.pid,
+    );
+    this.episode('subprocess-blocked', child !== undefined, () => {
+      if (!child) return;
+      const a = child.activity;
+      const end = child.stdio.find((x) => x.target === a.fdTarget);
+      const reader = end?.peer
+        ? end.peer.pid === root.pid
+          ? `whose read end the server (pid ${root.pid}) holds and does not read`
+          : `whose read end pid ${end.peer.pid} (${end.peer.command.slice(0, 40)}) holds and does not read`
+        : a.fdTarget?.startsWith('socket:')
+          ? 'a socket whose other end /proc cannot name (likely its parent: Node gives a child a socket pair for each pipe)'
+          : 'whose read end no process of the tree holds';
+      const call = a.syscall ? describeSyscall(a.syscall) : 'write';
+      this.findings.raise(
+        'subprocess-blocked',
+        `${what}: child ${child.pid} (${child.command.slice(0, 60)}) has been blocked in ${call} ` +
+          `for ${secs(a.forMs ?? 0)} on ${a.fdTarget}, ${reader}; the server is ` +
+          `${describeActivity(root.activity, root.cpuPercent)} — each waits for the other`,
+        t,
+        undefined,
+        {
+          ...evidenceOf(child, a.forMs ?? 0),
+          pipe: a.fdTarget,
+          reader: end?.peer ?? null,
+          server: { pid: root.pid, activity: describeActivity(root.activity, root.cpuPercent) },
+        },
+      );
+    });
+  }
+
+  private busyRule(root: ProcessSample, what: string, quietFor: number, t: number): void {
+    const b = this.budgets;
+    const cpu = root.cpuPercent ?? 0;
+    // On a loaded machine a spinning thread stays runnable but gets less than its core: a
+    // thread in state R with at least half a core counts as on CPU too.
+    const runnable = root.threads.some((x) => x.state === 'R') && cpu >= 50;
+    const onCpu = cpu >= b.busyCpuPercent || runnable;
+    if (!onCpu) this.busySince = null;
+    else this.busySince ??= { t, cpuMs: root.cpuMs };
+    const since = this.busySince;
+    const busyFor = since === null ? 0 : t - since.t;
+    // Working, not a blip (a start-up's CPU lingers in the rate's window for a sample or two).
+    if (busyFor >= b.serverBusyMs / 2) this.lastBusyAt = t;
+    // Over the whole episode, the CPU the server had (the threshold is checked on average).
+    const average = since && busyFor > 0 ? ((root.cpuMs - since.cpuMs) / busyFor) * 100 : cpu;
+    const holds =
+      onCpu &&
+      Math.min(busyFor, quietFor) >= b.serverBusyMs &&
+      (average >= b.busyCpuPercent || runnable);
+    this.episode('server-busy', holds, () =>
+      this.findings.raise(
+        'server-busy',
+        `${what}: the server (pid ${root.pid}, ${root.command.slice(0, 60)}) has been on CPU ` +
+          `(${Math.round(average)} % of a core on average${runnable ? ', runnable' : ''}) for ` +
+          `${secs(busyFor)} with no output for ${secs(quietFor)}: a CPU-bound tool; a ` +
+          'cancellation reaches it only if it checks',
+        t,
+        undefined,
+        { ...evidenceOf(root, busyFor), cpuPercent: Math.round(average) },
+      ),
+    );
+  }
+
+  private bufferedRule(
+    snap: ProcessSnapshot,
+    root: ProcessSample,
+    s: TickState,
+    what: string,
+    silentFor: number,
+  ): void {
+    const b = this.budgets;
+    const a = root.activity;
+    const others = snap.processes.filter((p) => p.depth > 0 && p.state !== 'Z');
+    const idle =
+      s.readingStdout &&
+      a.kind === 'reading' &&
+      a.tid === root.pid &&
+      a.syscall?.fd === 0 &&
+      (a.forMs ?? 0) >= b.outputBufferedMs &&
+      silentFor >= b.outputBufferedMs &&
+      (root.cpuPercent ?? 100) < IDLE_CPU_PERCENT &&
+      !root.threads.some((t) => t.state === 'R') &&
+      others.length === 0;
+    this.episode('output-buffered', idle, () =>
+      this.findings.raise(
+        'server-output-buffered',
+        `${what} and stdout silent for ${secs(silentFor)}, but the server is idle: pid ` +
+          `${root.pid} (${root.command.slice(0, 60)}) has sat in ` +
+          `${a.syscall ? describeSyscall(a.syscall) : 'read(0)'} for ${secs(a.forMs ?? 0)} ` +
+          `waiting for its next request, ${Math.round(root.cpuPercent ?? 0)} % CPU, no children — it likely ` +
+          'wrote its answer into a block-buffered stdout that is never flushed (Python without ' +
+          '-u or flush=True, C stdio on a pipe)',
+        s.t,
+        undefined,
+        evidenceOf(root, a.forMs ?? 0),
+      ),
+    );
+  }
+}
+
+/** The process line of a timeout's forensics: the server and whatever under it is telling. */
+export function processLine(snap: ProcessSnapshot | null, t: number): string | null {
+  if (!snap || t - snap.t > STALE_MS) return null;
+  const [root, ...rest] = snap.processes;
+  if (!root) return null;
+  const notable = rest.filter(
+    (p) => p.activity.kind === 'writing' || p.activity.kind === 'running',
+  );
+  const parts = [
+    `server ${describeProcess(root)}`,
+    ...notable.slice(0, 3).map((p) => `child ${describeProcess(p)}`),
+  ];
+  const more = rest.length - Math.min(3, notable.length);
+  return `${parts.join('; ')}${more > 0 ? `; ${more} more process${more === 1 ? '' : 'es'} in its tree` : ''}`;
+}

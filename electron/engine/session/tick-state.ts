@@ -1,0 +1,67 @@
+/**
+ * TickState: what the time-based rules look at, taken on each tick from the worker's latest
+ * counters and the session's own state. Pure.
+ */
+import type { FindingEvidence } from '../../../shared/process.js';
+import type { ReaderMode } from '../../../shared/session-options.js';
+import type { WorkerCounters } from '../../wire/protocol.js';
+
+/** What the time-based rules look at, sampled on each tick. */
+export interface TickState {
+  t: number;
+  alive: boolean;
+  stdoutEnded: boolean;
+  readerMode: ReaderMode;
+  readingStdout: boolean;
+  notReadingSince: number | null;
+  pendingBytes: number;
+  lastStdoutByteAt: number | null;
+  responsesOwed: number;
+  dispatcherLongestWaitMs: number;
+  dispatcherDepth: number;
+  /** Age of the oldest complete message not yet taken by the consumer (ms). */
+  queueOldestAgeMs: number;
+  stdinPendingSince: number | null;
+  stdinPendingBytes: number;
+  /** The process evidence behind a blocked write (process-findings.ts), when it was seen. */
+  writeProof?: WriteProof | null;
+}
+
+/** What the server's process showed about its stdout: in write() for `blockedMs`, or idle with
+ *  its output held in memory (a non-blocking stdout); `text` says so in words. */
+export interface WriteProof {
+  text: string;
+  /** ms the server has sat in one write() to stdout (0 when it is not in one). */
+  blockedMs: number;
+  evidence: FindingEvidence;
+}
+
+/** The session's side of a tick state (the worker's side is its counters). */
+export interface SessionSide {
+  t: number;
+  alive: boolean;
+  readerMode: ReaderMode;
+  responsesOwed: number;
+  dispatcherDepth: number;
+  /** When the oldest message still queued for the consumer arrived (null: none queued). */
+  oldestQueuedAt: number | null;
+}
+
+export function tickStateOf(c: WorkerCounters | null, s: SessionSide): TickState {
+  return {
+    t: s.t,
+    alive: s.alive,
+    stdoutEnded: c?.stdoutEnded ?? false,
+    readerMode: s.readerMode,
+    readingStdout: c?.readingStdout ?? false,
+    notReadingSince: c?.notReadingSince ?? null,
+    pendingBytes: c?.pendingBytes ?? 0,
+    lastStdoutByteAt: c?.lastStdoutByteAt ?? null,
+    responsesOwed: s.responsesOwed,
+    dispatcherLongestWaitMs: c?.dispatcherLongestWaitMs ?? 0,
+    dispatcherDepth: s.dispatcherDepth,
+    queueOldestAgeMs: s.oldestQueuedAt === null ? 0 : s.t - s.oldestQueuedAt,
+    stdinPendingSince: c?.stdinPendingSince ?? null,
+    stdinPendingBytes: c?.stdinPendingBytes ?? 0,
+  };
+}
