@@ -1,10 +1,10 @@
 /**
  * Demo catalog entries where the stdio transport or the server process misbehaves: a stderr
  * flood, non-JSON and malformed lines on stdout, hostile payloads, the frame limit, a crash
- * mid-frame, a server that ignores the stop signals or stops reading stdin, a notification
- * flood and server-to-client requests. catalog.ts spreads them into DEMO_CATALOG after its own
- * entries (tool results and cancellation), in catalog order. Also owns the entry builders both
- * files use (`knob`).
+ * mid-frame, a server that ignores the stop signals or stops reading stdin, one whose answers
+ * sit in a block-buffered stdout, a notification flood and server-to-client requests.
+ * catalog.ts spreads them into DEMO_CATALOG after its own entries (tool results and
+ * cancellation), in catalog order. Also owns the entry builders both files use (`knob`).
  */
 
 import type { DemoKnob, DemoScenario } from '../../shared/demo-catalog.js';
@@ -205,6 +205,55 @@ export const TRANSPORT_DEMOS: readonly DemoScenario[] = [
       absentFindings: ['stdout-pollution'],
       metrics: ['stdinBytes'],
       requestStatus: 'timed-out',
+    },
+  },
+  {
+    id: 'buffered-stdout',
+    title: 'Answers stuck in a block-buffered stdout',
+    lesson:
+      'This server prints its tool results the way C and Python programs do when stdout is a pipe rather than a terminal: into an 8 KiB stdio buffer that reaches the pipe only when it is full or when the program exits. The framework flushes its own replies, so initialize, tools/list and ping answer at once; the tool\'s print does not. Call answer and stderr says "answered request 3 (99 bytes)" while the pipe shows nothing: the answer sits in the server\'s memory. It is not a hang and not a full pipe: the server is idle, blocked in read() on stdin waiting for the next request, using no CPU. The request times out; only when the session stops and stdin closes does the program exit, flush, and the answer appear. The fix is to flush: run Python with -u (or PYTHONUNBUFFERED=1), or print(..., flush=True); in C, fflush(stdout) after each message, or setvbuf(stdout, NULL, _IOLBF, 0) once at start.',
+    implementation: 'raw',
+    tools: ['answer'],
+    knobs: [
+      knob(
+        'flush-handshake',
+        true,
+        'boolean',
+        "Flush the framework's replies (initialize, tools/list, ping)",
+      ),
+      knob(
+        'buffer-bytes',
+        8192,
+        'bytes',
+        'Size of the stdout buffer of tool output (0 = unbuffered)',
+      ),
+    ],
+    steps: [
+      'Call answer: stderr says "answered request N", no bytes arrive and the request times out.',
+      'Look at the process panel: the server sleeps in read() on stdin with no CPU, stdout silent.',
+      'Stop the session: stdin closes, the server flushes, and the answer arrives only now.',
+      'Call answer some 80 times: when the buffer fills, exactly 8192 bytes arrive at once — 80 answers and the start of the next, cut mid-message.',
+      'Run with --buffer-bytes=0 (what python -u does): every answer arrives at once.',
+      'Run with --flush-handshake=false: even initialize stays in the buffer and the handshake fails.',
+    ],
+    // 6 s: the answer must be owed past the 2 s budget even after a slow start-up.
+    probe: { call: 'answer', args: { text: 'hello' }, timeoutMs: 6000 },
+    expected: {
+      findings: ['server-output-buffered', 'request-timed-out'],
+      absentFindings: [
+        'cancel-ignored',
+        'stdout-pollution',
+        'server-write-blocked',
+        'server-busy',
+        'subprocess-blocked',
+        'slow-recovery',
+        'server-exited',
+      ],
+      metrics: ['cancellationsSent', 'stderrBytes'],
+      // The answer arrives only after the stop ladder closed stdin: owed to a buffer, not
+      // late from a server that kept working.
+      requestStatus: 'timed-out',
+      exit: { code: 0, signal: null },
     },
   },
   {

@@ -18,7 +18,9 @@ const REQUIRED_IDS = [
   'oversized-result',
   'slow-producer',
   'ignores-cancel',
+  'cpu-bound',
   'subprocess-producer',
+  'subprocess-blocked',
   'stderr-flood',
   'stdout-pollution',
   'malformed-json',
@@ -27,6 +29,7 @@ const REQUIRED_IDS = [
   'crash-mid-response',
   'ignores-sigterm',
   'stops-reading-stdin',
+  'buffered-stdout',
   'notification-flood',
   'server-requests',
 ];

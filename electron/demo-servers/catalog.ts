@@ -134,6 +134,44 @@ export const DEMO_CATALOG: readonly DemoScenario[] = [
     },
   },
   {
+    id: 'cpu-bound',
+    title: 'CPU-bound tool that blocks the event loop',
+    lesson:
+      "The crunch tool computes for six seconds in one synchronous loop. In Node (as in a Python server on its only thread) that loop is the whole server: while it runs nothing reads stdin, so the host's cancellation, a ping, even stdin closing wait unread in the pipe. From outside it looks like a hung server — no bytes, no answer — but the process is on the CPU at 100 % of a core, and that is what tells it apart from a server blocked in write() or one whose answer sits in a buffer. When the loop ends the answer goes out anyway: the cancellation is only read after it. The fix is to keep heavy work off the event loop (a worker thread, a child process) or to cut it into slices that yield (await setImmediate) and check the request's AbortSignal between them.",
+    implementation: 'sdk',
+    tools: ['crunch', 'echo'],
+    knobs: [knob('ms', 6000, 'ms', 'Default compute time of crunch')],
+    steps: [
+      'Call crunch: no bytes, no answer; the process panel shows the server running at ~100 % CPU.',
+      'Cancel it and send ping: neither is read until the loop ends, then the answer arrives anyway, late.',
+      'Call crunch {ms: 300}: a short burst answers normally.',
+    ],
+    probe: {
+      call: 'crunch',
+      // Longer than the whole probe, so the status is always 'timed-out': the call times out at
+      // ~5 s, the recovery ping is not read, the stop ladder closes stdin at ~6 s (not read
+      // either) and its SIGTERM ends the server at ~7 s, mid-loop. With the 6 s default the
+      // answer could race that SIGTERM on a slow machine and make the status 'late'.
+      args: { ms: 10_000 },
+      // 6 s, not less: server-busy needs 2 s of owed silence on CPU after a start-up that
+      // takes up to a second on a loaded machine.
+      timeoutMs: 6000,
+    },
+    expected: {
+      // slow-recovery: the recovery ping waits unread in stdin behind the loop.
+      findings: ['server-busy', 'request-timed-out', 'slow-recovery'],
+      absentFindings: [
+        'server-output-buffered',
+        'subprocess-blocked',
+        'server-write-blocked',
+        'stdout-pollution',
+      ],
+      metrics: ['cancellationsSent'],
+      requestStatus: 'timed-out',
+      exit: { code: null, signal: 'SIGTERM' },
+    },
+  },
+  {
     id: 'subprocess-producer',
     title: 'Tool that runs a command with huge output',
     lesson:
@@ -163,6 +201,40 @@ export const DEMO_CATALOG: readonly DemoScenario[] = [
       absentFindings: ['cancel-ignored', 'slow-recovery', 'server-exited', 'oversize-frame'],
       metrics: ['cancellationsSent', 'stderrBytes'],
       requestStatus: 'cancelled',
+    },
+  },
+  {
+    id: 'subprocess-blocked',
+    title: "Tool that stops reading its child's output",
+    lesson:
+      "The broken twin of subprocess-producer. The run tool starts a child that prints 50 MB, reads the first 64 KiB (all it wanted) and then waits for the child to exit. The child never exits: its output pipe holds only so much, so its next write() blocks until someone reads, and the server has stopped reading. The MCP pipe shows nothing wrong — the server still answers ping, its stdout is just quiet — yet the call never ends, and cancelling it kills nothing. The cause is one level down: a process under the server blocked in write() on a full pipe that only the server could drain. The fix is what subprocess-producer does: read the child's output to the end (keep a bounded head and tail, drop the rest), or kill the child once you have what you need, and kill it on cancellation.",
+    implementation: 'sdk',
+    tools: ['run', 'echo'],
+    knobs: [
+      knob('bytes', 50_000_000, 'bytes', 'Output size of the child command'),
+      knob('read-bytes', 65536, 'bytes', 'Bytes the server reads before it stops reading'),
+    ],
+    steps: [
+      'Call run: stderr says 65536 bytes were read and the server waits for the child; no answer comes.',
+      'Open the process panel: the child (node -e …) is blocked in write(1) on a full pipe; the server is idle.',
+      'Cancel the request: stderr says so, the child stays blocked, and ping still answers at once.',
+      'Call run {bytes: 65536}: the output fits, the child exits and run answers — small outputs hide the bug.',
+      'Stop the session: the signal to the process group ends the child with the server.',
+    ],
+    // 6 s: the call stays owed past the 1 s budget even after a slow start-up.
+    probe: { call: 'run', args: {}, timeoutMs: 6000 },
+    expected: {
+      findings: ['subprocess-blocked', 'request-timed-out'],
+      absentFindings: [
+        'server-output-buffered',
+        'server-busy',
+        'server-write-blocked',
+        'stdout-pollution',
+        'slow-recovery',
+        'processes-left',
+      ],
+      metrics: ['cancellationsSent', 'stderrBytes'],
+      requestStatus: 'timed-out',
     },
   },
   ...TRANSPORT_DEMOS,

@@ -8,9 +8,16 @@ import { demoProbeOptions } from '../../dist/electron/cli/demo.js';
 import { runProbe } from '../../dist/electron/cli/probe.js';
 import { DEMO_CATALOG } from '../../dist/electron/demo-servers/catalog.js';
 
+const PROCESS_CODES = [
+  'server-output-buffered',
+  'subprocess-blocked',
+  'server-busy',
+  'handshake-failed',
+] as const;
+
 describe('demo catalog scenarios (probe recipe → expected symptoms)', () => {
   it('covers every catalog entry', () => {
-    expect(DEMO_CATALOG.length).toBe(15);
+    expect(DEMO_CATALOG.length).toBe(18);
   });
 
   for (const scenario of DEMO_CATALOG) {
@@ -26,6 +33,11 @@ describe('demo catalog scenarios (probe recipe → expected symptoms)', () => {
         expect(codes, `finding ${code}`).toContain(code);
       for (const code of scenario.expected.absentFindings ?? []) {
         expect(codes, `finding ${code} must be absent`).not.toContain(code);
+      }
+      // The process evidence codes (issue 19) fire only where the catalog expects them.
+      for (const code of PROCESS_CODES) {
+        if (scenario.expected.findings.includes(code)) continue;
+        expect(codes, `process finding ${code} must be absent`).not.toContain(code);
       }
       for (const metric of scenario.expected.metrics) {
         expect(report.metrics[metric], `metric ${metric}`).toBeGreaterThan(0);

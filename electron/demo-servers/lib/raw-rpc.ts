@@ -12,7 +12,7 @@ export type JsonRpcId = string | number;
 type Json = Record<string, unknown>;
 
 export const DEFAULT_PROTOCOL_VERSION = '2025-06-18';
-const KNOWN_PROTOCOL_VERSIONS = ['2024-11-05', '2025-03-26', '2025-06-18', '2025-11-25'];
+export const KNOWN_PROTOCOL_VERSIONS = ['2024-11-05', '2025-03-26', '2025-06-18', '2025-11-25'];
 
 export interface RawToolContext {
   id: JsonRpcId;
