@@ -174,7 +174,8 @@ describe('handshake-failed from the CLI', () => {
     const r = await runCli(['probe', '--json', '--timeout-ms', '2000', '--', 'cat']);
     expect(r.code).toBe(1);
     const report = JSON.parse(r.stdout);
-    expect(report.findings.map((f: Finding) => f.code)).toContain('handshake-failed');
+    const f = report.findings.find((x: Finding) => x.code === 'handshake-failed');
+    expect(f?.message).toContain('echoed');
   });
 });
 

@@ -19,6 +19,8 @@ const END_MS = 500;
 export interface EndSignatureHooks {
   /** When the server was last seen working on CPU (null: never, or no process evidence). */
   lastBusyAt?(): number | null;
+  /** How many of our own requests came back from the server (stdout echoing stdin). */
+  echoes?(): number;
   /** A held answer turned out late after all: count it and judge it (cancel-ignored). */
   late(r: RequestRecord): void;
   /** An answer already counted late turned out flushed at exit: take it back. */
@@ -62,7 +64,12 @@ export class EndSignatures {
   changed(r: RequestRecord, t: number): void {
     if (r.method !== 'initialize' || this.handshakeRaised) return;
     let why: string | null = null;
-    if (r.status === 'failed' && r.error && r.responseBytes !== null) {
+    const echoes = this.hooks.echoes?.() ?? 0;
+    if (echoes > 0 && r.status !== 'completed' && r.status !== 'pending') {
+      why =
+        `the server's stdout echoed Pipescope's own messages back (${echoes} of them): this is ` +
+        'not an MCP server (cat does this)';
+    } else if (r.status === 'failed' && r.error && r.responseBytes !== null) {
       why = `the server answered it with error ${r.error.code}: ${r.error.message.slice(0, 200)}`;
     } else if (r.status === 'failed') {
       why = r.error?.message ?? 'it failed';

@@ -36,6 +36,8 @@ export interface EvidenceOptions {
   state(): TickState;
   onSample(snapshot: ProcessSnapshot): void;
   end: EndSignatureHooks;
+  /** Our own requests the server sent back (the router counts them). */
+  echoes?(): number;
   /** Where samples come from (tests give their own; default: this platform's). */
   source?: ProcessSource;
 }
@@ -52,6 +54,7 @@ export class SessionEvidence {
       late: (r) => o.end.late(r),
       unlate: (r) => o.end.unlate(r),
       lastBusyAt: () => this.rules.lastBusyAt,
+      echoes: () => o.echoes?.() ?? 0,
     });
     this.sampler = o.config.processSampling
       ? new ProcessSampler({

@@ -35,6 +35,8 @@ const POLLUTION_LEDGER_MAX = 1000;
 const CANCEL_GRACE_MS = 250;
 
 export class InboundRouter {
+  /** Requests from the server that were our own, echoed back. */
+  echoes = 0;
   notifications = 0;
 
   constructor(private readonly deps: RouterDeps) {}
@@ -163,6 +165,9 @@ export class InboundRouter {
   }
 
   private answerServerRequest(id: JsonRpcId, method: string): void {
+    // A request with one of our own ids and methods is ours coming back: stdout echoes stdin
+    // (`cat`, a shell loop), which no MCP server does.
+    if (this.deps.requests.get(id)?.method === method) this.echoes += 1;
     // HARDENING.md 15: answer pings, refuse what we do not support; never stay silent.
     if (method === 'ping') this.deps.write({ jsonrpc: '2.0', id, result: {} });
     else {

@@ -1,11 +1,10 @@
 /**
  * Session: one MCP server under observation (DESIGN.md "Processes and threads").
- *
  * Owns: the Transport (and through it the worker and the server process), the dispatcher, the
- * request table, the findings engine, the frame store, the stderr ring, the pollution ledger
- * and the tick timer; `stop()` releases every one of them. Fed by: the host (requests,
- * cancellations, reader mode, consumer delay) and the transport's events. Listens: hosts
- * (CLI, Electron IPC, browser mode, trace recorder) through typed events.
+ * request table, the findings engine, the frame store, the stderr ring, the pollution ledger,
+ * the evidence (process sampler) and the tick timer; `stop()` releases every one of them. Fed
+ * by: the host (requests, cancellations, reader mode, consumer delay) and the transport's
+ * events. Listens: hosts (CLI, Electron IPC, browser mode, trace recorder) via typed events.
  */
 import { randomUUID } from 'node:crypto';
 import { EventEmitter } from 'node:events';
@@ -103,6 +102,7 @@ export class Session extends EventEmitter<SessionEvents> {
       state: () => this.tickState(),
       onSample: (snapshot) => this.emit('process', snapshot),
       end: this.late,
+      echoes: () => this.router.echoes,
     });
     this.requests = new RequestTable({
       onChange: (r) => {

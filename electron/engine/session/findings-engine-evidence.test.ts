@@ -1,0 +1,183 @@
+import { describe, expect, it } from 'vitest';
+import type { FindingCode, LiveFinding } from '../../../shared/findings.js';
+import type { FindingEvidence } from '../../../shared/process.js';
+import { DEFAULT_BUDGETS } from '../../../shared/session-options.js';
+import { FindingsEngine } from './findings-engine.js';
+import type { TickState, WriteProof } from './tick-state.js';
+
+function make() {
+  const seen: { code: FindingCode; isNew: boolean; count: number }[] = [];
+  const engine = new FindingsEngine(DEFAULT_BUDGETS, (f: LiveFinding, isNew) =>
+    seen.push({ code: f.code, isNew, count: f.count }),
+  );
+  const find = (code: FindingCode) => engine.all().find((f) => f.code === code);
+  return { engine, seen, find };
+}
+
+/** A live session reading stdout with one response owed, stdout quiet but not mid-frame. */
+function tick(over: Partial<TickState> = {}): TickState {
+  return {
+    t: 10_000,
+    alive: true,
+    stdoutEnded: false,
+    readerMode: 'drain',
+    readingStdout: true,
+    notReadingSince: null,
+    pendingBytes: 0,
+    lastStdoutByteAt: 5000,
+    responsesOwed: 1,
+    dispatcherLongestWaitMs: 0,
+    dispatcherDepth: 0,
+    queueOldestAgeMs: 0,
+    stdinPendingSince: null,
+    stdinPendingBytes: 0,
+    ...over,
+  };
+}
+
+const EVIDENCE: FindingEvidence = {
+  pid: 5000,
+  command: 'python3 srv.py',
+  state: 'S',
+  wchan: 'pipe_write',
+  syscall: { name: 'write', fd: 1, bytes: 1_000_000 },
+  cpuPercent: 0,
+  ms: 1500,
+};
+
+function proof(blockedMs: number): WriteProof {
+  return {
+    text: `pid 5000 is blocked in write(1, 1,000,000 B) for ${(blockedMs / 1000).toFixed(1)} s`,
+    blockedMs,
+    evidence: { ...EVIDENCE, ms: blockedMs },
+  };
+}
+
+describe('FindingsEngine.retract', () => {
+  it('takes back a finding for a request, and only that one', () => {
+    const h = make();
+    h.engine.raise('cancel-ignored', 'request 3 answered late', 100, 3);
+    h.engine.raise('cancel-ignored', 'request 4 answered late', 110, 4);
+    expect(h.engine.retract('cancel-ignored', 3)).toBe(true);
+    expect(h.engine.all().map((f) => f.requestId)).toEqual([4]);
+    expect(h.engine.has('cancel-ignored')).toBe(true);
+    expect(h.engine.retract('cancel-ignored', 3)).toBe(false);
+    expect(h.engine.retract('cancel-ignored', 99)).toBe(false);
+    expect(h.engine.retract('cancel-ignored')).toBe(false);
+    expect(h.engine.retract('cancel-ignored', 4)).toBe(true);
+    expect(h.engine.has('cancel-ignored')).toBe(false);
+    expect(h.engine.forReport()).toEqual([]);
+  });
+
+  it('takes back a finding without a request by its code', () => {
+    const h = make();
+    h.engine.raise('server-busy', 'busy', 100);
+    expect(h.engine.retract('server-busy', 1)).toBe(false);
+    expect(h.engine.retract('server-busy')).toBe(true);
+    expect(h.engine.all()).toEqual([]);
+  });
+
+  it('a finding raised again after a retraction is new, counted from 1', () => {
+    const h = make();
+    h.engine.raise('cancel-ignored', 'late', 100, 3);
+    h.engine.raise('cancel-ignored', 'late', 200, 3);
+    h.engine.retract('cancel-ignored', 3);
+    const f = h.engine.raise('cancel-ignored', 'late again', 300, 3);
+    expect(f).toMatchObject({ count: 1, firstAt: 300, message: 'late again' });
+    expect(h.seen.at(-1)).toEqual({ code: 'cancel-ignored', isNew: true, count: 1 });
+  });
+});
+
+describe('FindingsEngine.raise with evidence', () => {
+  it('keeps the evidence on the finding and in the report', () => {
+    const h = make();
+    h.engine.raise('subprocess-blocked', 'child blocked', 100, undefined, EVIDENCE);
+    expect(h.find('subprocess-blocked')?.evidence).toEqual(EVIDENCE);
+    expect(h.engine.forReport()[0]).toEqual({
+      code: 'subprocess-blocked',
+      level: 'error',
+      message: 'child blocked',
+      evidence: EVIDENCE,
+    });
+  });
+
+  it('has no evidence key when none was given', () => {
+    const h = make();
+    h.engine.raise('server-busy', 'busy', 100);
+    expect(h.find('server-busy')).not.toHaveProperty('evidence');
+    expect(h.engine.forReport()[0]).not.toHaveProperty('evidence');
+  });
+
+  it('a recurrence without evidence keeps the old; with evidence, takes the new', () => {
+    const h = make();
+    h.engine.raise('server-busy', 'busy 1', 100, undefined, EVIDENCE);
+    h.engine.raise('server-busy', 'busy 2', 200);
+    expect(h.find('server-busy')).toMatchObject({ count: 2, message: 'busy 2', evidence: EVIDENCE });
+    const newer = { ...EVIDENCE, cpuPercent: 97, ms: 4000 };
+    h.engine.raise('server-busy', 'busy 3', 300, undefined, newer);
+    expect(h.find('server-busy')?.evidence).toEqual(newer);
+  });
+});
+
+describe('FindingsEngine: the pipe-full trigger (process proof of a blocked write)', () => {
+  it('raises server-write-blocked while the host reads, when write(1) has lasted past the budget', () => {
+    const h = make();
+    h.engine.evaluate(tick({ writeProof: proof(1500) }));
+    const f = h.find('server-write-blocked');
+    expect(f?.message).toBe(
+      'server alive with 1 response owed: the pipe stayed full (reader drain); pid 5000 is ' +
+        'blocked in write(1, 1,000,000 B) for 1.5 s',
+    );
+    expect(f?.evidence).toEqual({ ...EVIDENCE, ms: 1500 });
+    expect(f?.firstAt).toBe(10_000);
+  });
+
+  it('once per episode', () => {
+    const h = make();
+    h.engine.evaluate(tick({ writeProof: proof(1500) }));
+    h.engine.evaluate(tick({ t: 10_100, writeProof: proof(1600) }));
+    expect(h.find('server-write-blocked')?.count).toBe(1);
+    h.engine.evaluate(tick({ t: 10_200, writeProof: null }));
+    h.engine.evaluate(tick({ t: 10_300, writeProof: proof(1100) }));
+    expect(h.find('server-write-blocked')?.count).toBe(2);
+  });
+
+  const misses: [string, Partial<TickState>][] = [
+    ['blocked exactly the budget', { writeProof: proof(DEFAULT_BUDGETS.writeBlockedMs) }],
+    ['no proof', { writeProof: null }],
+    ['an idle event loop (blockedMs 0)', { writeProof: proof(0) }],
+    ['nothing owed', { writeProof: proof(5000), responsesOwed: 0 }],
+    ['the server exited', { writeProof: proof(5000), alive: false }],
+    ["stdout's end came", { writeProof: proof(5000), stdoutEnded: true }],
+  ];
+  for (const [name, over] of misses) {
+    it(`does not fire: ${name}`, () => {
+      const h = make();
+      h.engine.evaluate(tick(over));
+      expect(h.engine.all()).toEqual([]);
+    });
+  }
+
+  it('adds the proof to a host-not-reading finding, with its evidence', () => {
+    const h = make();
+    const idle: WriteProof = {
+      text: 'pid 5000 is idle in its event loop with a non-blocking stdout',
+      blockedMs: 0,
+      evidence: { pid: 5000, syscall: { name: 'epoll_wait', fd: null, bytes: null } },
+    };
+    h.engine.evaluate(
+      tick({
+        readingStdout: false,
+        readerMode: 'paused',
+        notReadingSince: 8000,
+        writeProof: idle,
+      }),
+    );
+    const f = h.find('server-write-blocked');
+    expect(f?.message).toBe(
+      'server alive with 1 response owed: the host has not read stdout for 2000 ms (reader ' +
+        'paused); pid 5000 is idle in its event loop with a non-blocking stdout',
+    );
+    expect(f?.evidence).toEqual(idle.evidence);
+  });
+});
