@@ -225,6 +225,18 @@ async function main() {
   );
   if (lag.status !== 0) console.log(`event-loop benchmark failed (status ${lag.status})`);
 
+  // What process evidence costs a session, and the drain with the sampler on against off.
+  const sampler = spawnSync(
+    process.execPath,
+    [
+      fileURLToPath(new URL('./sampler-cost.mjs', import.meta.url)),
+      '--seconds',
+      opts.quick ? '2' : '5',
+    ],
+    { stdio: 'inherit', timeout: 300_000 },
+  );
+  if (sampler.status !== 0) console.log(`sampler benchmark failed (status ${sampler.status})`);
+
   if (opts.out) {
     const report = {
       format: 'pipescope-bench',

@@ -101,17 +101,19 @@ export function parseSyscall(
 }
 
 /**
- * What a tree's samples keep between them to read less: a helper thread that has not run
- * since the last sample (the same run time in schedstat) is in the same call, read again only every
- * REFRESH samples; an fd's flags are read again every REFRESH samples or when it names
- * something else; other threads' children likewise (the main thread's, every sample). One per
+ * What a tree's samples keep between them to read less (a cold /proc file costs 30–200 µs):
+ * per process its thread ids (read again when the thread count changes), and its helper
+ * threads, read again only when a thread used CPU since (the process's CPU time moved) or every
+ * REFRESH samples; the stdio fds, their flags and helper threads'
+ * children lists are read again every REFRESH samples. The main thread is read in full every sample. One per
  * source (per session); what belongs to gone processes is dropped each sample.
  */
 export class LinuxCache {
   sampleNo = 0;
-  readonly threads = new Map<string, { at: number; ran: string | null; thread: RawThread }>();
+  readonly procs = new Map<string, ProcCache>();
   readonly flags = new Map<string, { at: number; flags: number | null }>();
   readonly children = new Map<string, { at: number; kids: number[] }>();
+  readonly stdio = new Map<string, { at: number; stdio: RawStdio[] }>();
   private live = new Set<string>();
 
   begin(): void {
@@ -128,29 +130,27 @@ export class LinuxCache {
   }
 
   end(): void {
-    for (const m of [this.threads, this.flags, this.children]) {
+    for (const m of [this.procs, this.flags, this.children, this.stdio]) {
       for (const k of m.keys()) if (!this.live.has(k)) m.delete(k);
     }
   }
 }
 
-/** How many samples a cached helper thread, fd flags or children list is trusted for. */
+interface ProcCache {
+  tids: number[];
+  tidsAt: number;
+  /** The process's CPU time when the helpers were read (ms): unchanged, no thread ran. */
+  cpuMs: number;
+  helpersAt: number;
+  helpers: RawThread[];
+}
+
+/** How many samples cached thread ids, helper threads, fd flags or children are trusted for. */
 const REFRESH = 5;
 
-function readThread(
-  pid: number,
-  tid: number,
-  cache: LinuxCache,
-  identity: string,
-): RawThread | null {
+/** One thread in full: its state, and where it sleeps when it does. */
+function readThread(pid: number, tid: number): RawThread | null {
   const base = `/proc/${pid}/task/${tid}`;
-  const key = `${identity}/${tid}`;
-  cache.touch(key);
-  // A helper thread that has not run since it was last read (schedstat's run time, a cheap
-  // file, unchanged) sits where it sat: `stat` and `syscall` cost several times more.
-  const seen = cache.threads.get(key);
-  const ran = tid === pid ? null : (readSmall(`${base}/schedstat`)?.split(' ')[0] ?? null);
-  if (seen && ran !== null && seen.ran === ran && cache.fresh(seen.at)) return seen.thread;
   const statText = readSmall(`${base}/stat`);
   const stat = statText === null ? null : parseStat(statText);
   if (!stat) return null;
@@ -158,8 +158,39 @@ function readThread(
     stat.state === 'R'
       ? { tid, state: 'R', wchan: null, syscall: 'running', callKey: null, fdTarget: null }
       : readCall(pid, tid, stat.state, base);
-  cache.threads.set(key, { at: cache.sampleNo, ran, thread });
   return thread;
+}
+
+/** The process's threads, main first: the main thread read now (its state is the process's,
+ *  from the stat already read), the helpers from the cache when no thread has used CPU since. */
+function readThreads(pid: number, stat: Stat, identity: string, cache: LinuxCache): RawThread[] {
+  cache.touch(identity);
+  const seen = cache.procs.get(identity);
+  const ids =
+    seen && seen.tids.length === stat.threads && cache.fresh(seen.tidsAt) ? seen.tids : tids(pid);
+  const main: RawThread =
+    stat.state === 'R'
+      ? { tid: pid, state: 'R', wchan: null, syscall: 'running', callKey: null, fdTarget: null }
+      : readCall(pid, pid, stat.state, `/proc/${pid}/task/${pid}`);
+  const reuse =
+    seen !== undefined &&
+    seen.tids === ids &&
+    seen.cpuMs === stat.cpuMs &&
+    cache.fresh(seen.helpersAt);
+  const helpers = reuse
+    ? seen.helpers
+    : ids
+        .filter((t) => t !== pid)
+        .slice(0, MAX_THREADS - 1)
+        .flatMap((t) => readThread(pid, t) ?? []);
+  cache.procs.set(identity, {
+    tids: ids,
+    tidsAt: ids === seen?.tids ? seen.tidsAt : cache.sampleNo,
+    cpuMs: stat.cpuMs,
+    helpersAt: reuse && seen ? seen.helpersAt : cache.sampleNo,
+    helpers,
+  });
+  return [main, ...helpers];
 }
 
 function readCall(pid: number, tid: number, state: string, base: string): RawThread {
@@ -186,6 +217,16 @@ function fdTargetOf(pid: number, call: SyscallInfo | 'running' | null): string |
 }
 
 function readStdio(pid: number, cache: LinuxCache, identity: string): RawStdio[] {
+  const key = `${identity}/stdio`;
+  cache.touch(key);
+  const seen = cache.stdio.get(key);
+  if (seen && cache.fresh(seen.at)) return seen.stdio;
+  const stdio = readStdioNow(pid, cache, identity);
+  cache.stdio.set(key, { at: cache.sampleNo, stdio });
+  return stdio;
+}
+
+function readStdioNow(pid: number, cache: LinuxCache, identity: string): RawStdio[] {
   const out: RawStdio[] = [];
   for (const fd of [0, 1, 2] as const) {
     let target: string | null = null;
@@ -275,15 +316,10 @@ function readProcess(
   if (!stat || statText === null) return null;
   // exec keeps the pid and start time but changes the command (a pyenv or npx shim): comm too.
   const identity = `${pid}:${stat.start}:${commOf(statText)}`;
-  const threads: RawThread[] = [];
+  const threads = stat.state === 'Z' ? [] : readThreads(pid, stat, identity, cache);
   const children: number[] = [];
-  const all = stat.state === 'Z' ? [] : tids(pid);
-  for (const tid of all) {
-    for (const k of childrenOf(pid, tid, cache, identity)) children.push(k);
-    if (threads.length >= MAX_THREADS) continue;
-    const t = readThread(pid, tid, cache, identity);
-    if (t) threads.push(t);
-  }
+  for (const t of threads)
+    for (const k of childrenOf(pid, t.tid, cache, identity)) children.push(k);
   const io = ioOf(pid);
   return {
     p: {

@@ -9,7 +9,12 @@
  * fd and bytes, for how long — and says "likely" where it infers.
  */
 import type { FindingEvidence, ProcessSample, ProcessSnapshot } from '../../../shared/process.js';
-import { describeActivity, describeProcess, describeSyscall } from '../../../shared/process.js';
+import {
+  bytesWord,
+  describeActivity,
+  describeProcess,
+  describeSyscall,
+} from '../../../shared/process.js';
 import type { RequestRecord } from '../../../shared/requests.js';
 import type { Budgets } from '../../../shared/session-options.js';
 import type { FindingsEngine } from './findings-engine.js';
@@ -54,9 +59,7 @@ export function writeProofOf(snap: ProcessSnapshot | null, s: TickState): WriteP
   const out = root.stdio.find((x) => x.fd === 1);
   if (a.kind === 'event-loop' && out?.nonBlocking && (root.writeRate ?? 0) === 0) {
     const written =
-      root.writtenBytes === null
-        ? ''
-        : ` after ${root.writtenBytes.toLocaleString('en-US')} B written`;
+      root.writtenBytes === null ? '' : ` after ${bytesWord(root.writtenBytes)} written`;
     return {
       text: `pid ${root.pid} is idle in its event loop with a non-blocking stdout and writes nothing${written}: the runtime holds the rest of its output in memory; ${reader}`,
       blockedMs: 0,
