@@ -49,6 +49,8 @@ export interface LiveFinding extends Finding {
   lastAt: number;
   count: number;
   requestId?: string | number;
+  /** For a condition that holds over time: whether it still does (absent: an event). */
+  active?: boolean;
 }
 
 /**

@@ -23,6 +23,8 @@ function ms(n: number): string {
 
 export class FindingsEngine {
   private readonly findings = new Map<string, LiveFinding>();
+  /** The code whose episode is starting (`opening`): its finding is raised active. */
+  private openingCode: FindingCode | null = null;
   /** Rules currently in an episode (a recurrence counts only after the episode ended). */
   private readonly active = new Set<string>();
 
@@ -45,6 +47,7 @@ export class FindingsEngine {
       existing.lastAt = t;
       existing.message = message;
       if (evidence !== undefined) existing.evidence = evidence;
+      if (this.openingCode === code) existing.active = true;
       this.onFinding(existing, false);
       return existing;
     }
@@ -57,6 +60,7 @@ export class FindingsEngine {
       count: 1,
       ...(requestId === undefined ? {} : { requestId }),
       ...(evidence === undefined ? {} : { evidence }),
+      ...(this.openingCode === code ? { active: true } : {}),
     };
     this.findings.set(key, f);
     this.onFinding(f, true);
@@ -87,14 +91,45 @@ export class FindingsEngine {
   }
 
   /** Raises once per episode of a condition that holds over time. */
-  private episode(rule: string, holds: boolean, raise: () => void): void {
+  private episode(rule: string, code: FindingCode, holds: boolean, raise: () => void): void {
     if (!holds) {
-      this.active.delete(rule);
+      if (this.active.delete(rule)) this.setActive(code, false);
       return;
     }
     if (this.active.has(rule)) return;
     this.active.add(rule);
-    raise();
+    this.opening(code, raise);
+  }
+
+  /** Runs `raise` as the start of an episode of `code`: the finding it raises (or raises again)
+   *  is marked active in the same notification. */
+  opening(code: FindingCode, raise: () => void): void {
+    const before = this.openingCode;
+    this.openingCode = code;
+    try {
+      raise();
+    } finally {
+      this.openingCode = before;
+    }
+  }
+
+  /** Whether the condition behind a finding (one without a request) still holds: the process
+   *  panel highlights the evidence of live ones only. */
+  setActive(code: FindingCode, active: boolean): void {
+    const f = this.findings.get(code);
+    if (!f || f.active === active) return;
+    f.active = active;
+    this.onFinding(f, false);
+  }
+
+  /** Evidence seen after a finding was raised, while its condition still holds: attached, with
+   *  what it shows added to the message (not a new episode). */
+  amend(code: FindingCode, evidence: FindingEvidence, addition: string): void {
+    const f = this.findings.get(code);
+    if (!f || f.evidence !== undefined) return;
+    f.evidence = evidence;
+    f.message = `${f.message}; ${addition}`;
+    this.onFinding(f, false);
   }
 
   evaluate(s: TickState): void {
@@ -108,7 +143,8 @@ export class FindingsEngine {
     // The process shows it: one write() to stdout that has not finished (the pipe stayed full).
     const pipeFull =
       live && s.responsesOwed > 0 && (s.writeProof?.blockedMs ?? 0) > b.writeBlockedMs;
-    this.episode('write-blocked', midFrameStall || hostNotReading || pipeFull, () => {
+    const blocked = midFrameStall || hostNotReading || pipeFull;
+    this.episode('write-blocked', 'server-write-blocked', blocked, () => {
       const why = hostNotReading
         ? `the host has not read stdout for ${ms(notReadingFor)} (reader ${s.readerMode})`
         : midFrameStall
@@ -125,11 +161,14 @@ export class FindingsEngine {
         s.writeProof?.evidence,
       );
     });
+    // The proof may come a sample later than the finding (the server was still writing then).
+    if (blocked && s.writeProof)
+      this.amend('server-write-blocked', s.writeProof.evidence, s.writeProof.text);
 
     const stalledWait = s.dispatcherLongestWaitMs > b.dispatcherWaitMs;
     const oldMessage = s.queueOldestAgeMs > b.dispatcherWaitMs;
     const deep = s.dispatcherDepth > b.dispatcherDepth;
-    this.episode('queue-stalled', stalledWait || oldMessage || deep, () =>
+    this.episode('queue-stalled', 'host-queue-stalled', stalledWait || oldMessage || deep, () =>
       this.raise(
         'host-queue-stalled',
         `dispatch fell behind: oldest queued message waited ${ms(s.queueOldestAgeMs)}, ` +
@@ -140,7 +179,7 @@ export class FindingsEngine {
     );
 
     const stdinWait = s.stdinPendingSince === null ? 0 : s.t - s.stdinPendingSince;
-    this.episode('stdin-blocked', stdinWait > b.stdinWaitMs, () =>
+    this.episode('stdin-blocked', 'stdin-blocked', stdinWait > b.stdinWaitMs, () =>
       this.raise(
         'stdin-blocked',
         `writes to the server's stdin have waited ${ms(stdinWait)} for the pipe to drain ` +

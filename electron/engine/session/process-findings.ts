@@ -8,6 +8,7 @@
  * FindingsEngine. Every message states what was seen — pid, command, state, the call with its
  * fd and bytes, for how long — and says "likely" where it infers.
  */
+import type { FindingCode } from '../../../shared/findings.js';
 import type { FindingEvidence, ProcessSample, ProcessSnapshot } from '../../../shared/process.js';
 import {
   bytesWord,
@@ -77,7 +78,7 @@ export interface ProcessRuleInput {
 }
 
 export class ProcessFindings {
-  private readonly active = new Set<string>();
+  private readonly active = new Set<FindingCode>();
   /** When the server was first seen on CPU in this episode, and its CPU time then. */
   private busySince: { t: number; cpuMs: number } | null = null;
   /** The last time the server was seen working on CPU for a while (the end signatures ask). */
@@ -88,21 +89,26 @@ export class ProcessFindings {
     private readonly findings: FindingsEngine,
   ) {}
 
-  private episode(rule: string, holds: boolean, raise: () => void): void {
+  /** `rule` is also the finding's code: each rule raises one code. */
+  private episode(rule: FindingCode, holds: boolean, raise: () => void): void {
     if (!holds) {
-      this.active.delete(rule);
+      if (this.active.delete(rule)) this.findings.setActive(rule, false);
       return;
     }
     if (this.active.has(rule)) return;
     this.active.add(rule);
-    raise();
+    this.findings.opening(rule, raise);
   }
 
   evaluate({ tick: s, owed, snapshot }: ProcessRuleInput): void {
     const snap = snapshot !== null && s.t - snapshot.t <= STALE_MS ? snapshot : null;
     const root = snap?.processes[0];
     const live = s.alive && !s.stdoutEnded;
-    if (!snap || !root || !live || owed.length === 0) {
+    // No fresh sample says nothing either way: every episode stays as it is.
+    if (!snap || !root) return;
+    if (!live || owed.length === 0) {
+      // Nothing owed any more (answered, timed out): the conditions behind the findings ended.
+      for (const rule of this.active) this.findings.setActive(rule, false);
       this.active.clear();
       this.busySince = null;
       return;
@@ -214,7 +220,7 @@ export class ProcessFindings {
       (root.cpuPercent ?? 100) < IDLE_CPU_PERCENT &&
       !root.threads.some((t) => t.state === 'R') &&
       others.length === 0;
-    this.episode('output-buffered', idle, () =>
+    this.episode('server-output-buffered', idle, () =>
       this.findings.raise(
         'server-output-buffered',
         `${what} and stdout silent for ${secs(silentFor)}, but the server is idle: pid ` +
