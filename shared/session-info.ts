@@ -7,6 +7,7 @@
 import type { FindingLevel, LiveFinding } from './findings.js';
 import type { FrameSummary } from './frames.js';
 import type { LiveMetrics } from './metrics.js';
+import type { ProcessAvailability, ProcessSnapshot } from './process.js';
 import type { RequestRecord } from './requests.js';
 import type { Budgets, OverloadPolicy, OversizePolicy, ReaderMode } from './session-options.js';
 
@@ -49,6 +50,9 @@ export interface SessionInfo {
   recording: RecordingInfo | null;
   /** Set for a read-only session opened from a trace file (no process behind it). */
   trace: TraceInfo | null;
+  /** Whether the server's process tree can be sampled here (DESIGN.md "Process evidence"),
+   *  and the reason when not; for a trace, whether it recorded process samples. */
+  process: ProcessAvailability;
 }
 
 /** One point of the live charts (the renderer keeps a fixed window of them). */
@@ -73,6 +77,27 @@ export function quietPoint(t: number): SeriesPoint {
   };
 }
 
+/** One process at one sample: what the process panel's sparklines draw. */
+export interface ProcessPoint {
+  t: number;
+  pid: number;
+  cpuPercent: number | null;
+  writeRate: number | null;
+}
+
+/** Samples a process sparkline spans (30 s at the sampler's 2 Hz). */
+export const PROCESS_HISTORY_SAMPLES = 60;
+
+/** The sparkline points of one sample of the tree, one per process. */
+export function processPoints(s: ProcessSnapshot): ProcessPoint[] {
+  return s.processes.map((p) => ({
+    t: s.t,
+    pid: p.pid,
+    cpuPercent: p.cpuPercent,
+    writeRate: p.writeRate,
+  }));
+}
+
 /** A session's state as pushed to the renderer, at most 20 times a second. */
 export interface SessionSnapshot {
   sessionId: string;
@@ -92,6 +117,15 @@ export interface SessionSnapshot {
   stderrSkipped: number;
   /** All findings so far (few: one per code or per code and request). */
   findings: LiveFinding[];
+  /**
+   * The newest sample of the server's process tree, when one arrived since the previous
+   * snapshot (only the latest: the sampler runs at 2-10 Hz). With `replace`: the sample at
+   * that moment, and its absence means there is none (not sampled, or before the first).
+   */
+  process?: ProcessSnapshot;
+  /** With `replace`: the sparkline points before `process` (the last PROCESS_HISTORY_SAMPLES
+   *  samples, oldest first), which replace the renderer's. */
+  processHistory?: ProcessPoint[];
   /**
    * A trace session's state at a moment (`trace:seek`): the lists are the whole state, not
    * deltas, and replace what the renderer holds; `series` replaces the chart points.

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { FrameSummary } from '../../shared/frames.js';
 import { emptyLiveMetrics } from '../../shared/metrics.js';
+import type { ProcessSnapshot } from '../../shared/process.js';
 import type { RequestRecord } from '../../shared/requests.js';
 import { quietPoint, type SessionInfo, type SessionSnapshot } from '../../shared/session-info.js';
 import { mergeSnapshots } from './snapshot-merge.js';
@@ -26,7 +27,21 @@ function snap(seq: number, over: Partial<SessionSnapshot> = {}): SessionSnapshot
   };
 }
 
+const sample = (t: number): ProcessSnapshot => ({ t, rootPid: 7, processes: [], omitted: 0 });
+
 describe('mergeSnapshots', () => {
+  it('keeps the newest process sample, from the older snapshot when the newer has none', () => {
+    expect(mergeSnapshots(snap(1, { process: sample(100) }), snap(2)).process?.t).toBe(100);
+    const both = mergeSnapshots(
+      snap(1, { process: sample(100) }),
+      snap(2, { process: sample(200) }),
+    );
+    expect(both.process?.t).toBe(200);
+    // A whole-state snapshot without a sample says there is none at that moment.
+    const whole = mergeSnapshots(snap(1, { process: sample(100) }), snap(2, { replace: true }));
+    expect(whole.process).toBeUndefined();
+  });
+
   it('takes whole values from the newer and keeps every request delta (newest status wins)', () => {
     const merged = mergeSnapshots(
       snap(1, { requests: [request(1, 'pending'), request(2, 'pending')] }),

@@ -33,5 +33,21 @@ export function mergeSnapshots(older: SessionSnapshot, newer: SessionSnapshot): 
     frameSizes: [...older.frameSizes, ...newer.frameSizes].slice(-SIZES_CAP),
     stderr: stderrCut > 0 ? stderrAll.slice(stderrCut) : stderrAll,
     stderrSkipped: older.stderrSkipped + newer.stderrSkipped + stderrCut,
+    // The newest process sample, wherever it came: a delta without one keeps the older's (a
+    // whole-state snapshot's absence means there is none, so it stays absent).
+    ...processOf(older, newer),
+  };
+}
+
+function processOf(
+  older: SessionSnapshot,
+  newer: SessionSnapshot,
+): Pick<SessionSnapshot, 'process' | 'processHistory'> {
+  if (newer.replace) return {};
+  const process = newer.process ?? older.process;
+  const processHistory = newer.processHistory ?? older.processHistory;
+  return {
+    ...(process === undefined ? {} : { process }),
+    ...(processHistory === undefined ? {} : { processHistory }),
   };
 }

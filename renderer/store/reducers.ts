@@ -8,6 +8,7 @@ import type { LiveFinding } from '../../shared/findings';
 import type { HostEvent } from '../../shared/host-api';
 import type { JsonRpcId, RequestRecord } from '../../shared/requests';
 import type { SessionInfo, SessionSnapshot } from '../../shared/session-info';
+import { NO_PROCESS_HISTORY, nextProcessPart, replacedProcessPart } from './process-history';
 import {
   type DataState,
   DEFAULT_LIMITS,
@@ -32,6 +33,8 @@ export function emptySessionData(info: SessionInfo): SessionData {
     stderr: '',
     stderrSkipped: 0,
     findings: [],
+    process: null,
+    processHistory: NO_PROCESS_HISTORY,
     recovery: null,
     frameRate: 0,
   };
@@ -119,7 +122,9 @@ export function sameFindings(a: readonly LiveFinding[], b: readonly LiveFinding[
       x.count !== y.count ||
       x.lastAt !== y.lastAt ||
       x.message !== y.message ||
-      x.requestId !== y.requestId
+      x.requestId !== y.requestId ||
+      x.evidence?.pid !== y.evidence?.pid ||
+      x.evidence?.ms !== y.evidence?.ms
     ) {
       return false;
     }
@@ -160,6 +165,8 @@ export function sameInfo(a: SessionInfo, b: SessionInfo): boolean {
   if (a.trace?.t !== b.trace?.t || a.trace?.fileName !== b.trace?.fileName) return false;
   if (a.trace?.markers.length !== b.trace?.markers.length) return false;
   if (a.tools.length !== b.tools.length) return false;
+  if (a.process?.available !== b.process?.available || a.process?.reason !== b.process?.reason)
+    return false;
   return a.tools.every((t, i) => t.name === b.tools[i].name);
 }
 
@@ -237,6 +244,7 @@ export function applySnapshot(
     stderr: stderr.text,
     stderrSkipped: base.stderrSkipped + snap.stderrSkipped + stderr.dropped,
     findings: sameFindings(base.findings, snap.findings) ? base.findings : snap.findings,
+    ...nextProcessPart(base, snap),
     recovery: base.recovery,
     frameRate: nextFrameRate(base, snap),
   };
@@ -270,6 +278,7 @@ export function replaceWithSnapshot(
     stderr: stderr.text,
     stderrSkipped: snap.stderrSkipped + stderr.dropped,
     findings: sameFindings(base.findings, snap.findings) ? base.findings : snap.findings,
+    ...replacedProcessPart(snap),
     recovery: base.recovery,
     frameRate: 0,
   };

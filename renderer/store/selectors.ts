@@ -3,6 +3,7 @@
  * reference, so a component re-rendering at 20 Hz does not re-sort an unchanged table.
  */
 import type { FindingCode, FindingLevel, LiveFinding } from '../../shared/findings';
+import type { FindingEvidence } from '../../shared/process';
 import type { JsonRpcId, RequestRecord } from '../../shared/requests';
 import type { SessionData } from './types';
 
@@ -114,6 +115,8 @@ export interface FindingGroup {
   firstAt: number;
   lastAt: number;
   messages: string[];
+  /** What the latest finding of the code that has evidence rests on (null: none has). */
+  evidence: FindingEvidence | null;
 }
 
 const LEVEL_ORDER: Record<FindingLevel, number> = { error: 0, warn: 1, info: 2 };
@@ -130,10 +133,12 @@ export function groupFindings(findings: readonly LiveFinding[]): FindingGroup[] 
         firstAt: f.firstAt,
         lastAt: f.lastAt,
         messages: [f.message],
+        evidence: f.evidence ?? null,
       });
     } else {
       g.count += f.count;
       g.firstAt = Math.min(g.firstAt, f.firstAt);
+      if (f.evidence && f.lastAt >= g.lastAt) g.evidence = f.evidence;
       g.lastAt = Math.max(g.lastAt, f.lastAt);
       if (g.messages.length < 5) g.messages.push(f.message);
     }

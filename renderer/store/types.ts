@@ -7,8 +7,9 @@ import type { LiveFinding } from '../../shared/findings';
 import type { FrameSummary } from '../../shared/frames';
 import type { ImportResult, RecoveryInfo } from '../../shared/host-api';
 import type { LiveMetrics } from '../../shared/metrics';
+import type { ProcessSnapshot } from '../../shared/process';
 import type { JsonRpcId, RequestRecord } from '../../shared/requests';
-import type { SeriesPoint, SessionInfo } from '../../shared/session-info';
+import type { ProcessPoint, SeriesPoint, SessionInfo } from '../../shared/session-info';
 
 export interface StoreLimits {
   /** Chart points kept (a fixed window: ~30 s at 20 Hz). */
@@ -55,6 +56,10 @@ export interface SessionData {
   /** stderr characters never shown (skipped by the host or trimmed from the head here). */
   stderrSkipped: number;
   findings: LiveFinding[];
+  /** The newest sample of the server's process tree (null: none yet, or none at all). */
+  process: ProcessSnapshot | null;
+  /** Sparkline points per pid of the tree: its last PROCESS_HISTORY_SAMPLES samples. */
+  processHistory: ReadonlyMap<number, readonly ProcessPoint[]>;
   recovery: RecoveryInfo | null;
   /** Frames per second, smoothed over the last snapshots (0 for a trace at a moment). */
   frameRate: number;

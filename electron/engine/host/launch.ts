@@ -12,6 +12,7 @@ import { findDemo } from '../../demo-servers/catalog.js';
 import { demoCommand } from '../../demo-servers/launch.js';
 import { initialize, listTools } from '../session/mcp-client.js';
 import { Session } from '../session/session.js';
+import { processAvailability } from './live-session.js';
 
 interface LaunchPlan {
   command: string;
@@ -85,6 +86,7 @@ export function createSession(
     startedAt: Date.now(),
     recording: null,
     trace: null,
+    process: processAvailability(session),
   };
   return ok({ session, info });
 }

@@ -3,17 +3,26 @@
  * session list shows, the snapshot deltas for subscribers (snapshot-builder.ts) and the trace
  * recorder when Record is on.
  *
- * Owns: its listeners on the Session (released by `dispose`, when the host forgets it) and its
- * recorder. Fed by: the session's events and the handlers (handlers/*.ts). Listens: the
+ * Owns: its listeners on the Session (released by `dispose`, when the host forgets it), its
+ * recorder, and the sparkline points of the last process samples (for a new subscriber). Fed by: the session's events and the handlers (handlers/*.ts). Listens: the
  * SessionManager, through `changed` (the session list) and `notice`.
  */
 import type { FramePage } from '../../../shared/frames.js';
 import { DisposableStore, listen } from '../../../shared/lifecycle.js';
+import type { ProcessAvailability } from '../../../shared/process.js';
 import { err, ok, type Result } from '../../../shared/result.js';
-import type { SeriesPoint, SessionInfo, SessionSnapshot } from '../../../shared/session-info.js';
+import {
+  PROCESS_HISTORY_SAMPLES,
+  type ProcessPoint,
+  processPoints,
+  type SeriesPoint,
+  type SessionInfo,
+  type SessionSnapshot,
+} from '../../../shared/session-info.js';
 import type { ExportFormat, TraceExport } from '../../../shared/trace-api.js';
 import type { Session } from '../session/session.js';
 import type { SessionEvents } from '../session/types.js';
+import { processAvailabilityOf } from '../trace/process-event.js';
 import type { TraceRecorder } from '../trace/recorder.js';
 import type { HostedSession } from './hosted.js';
 import { defaultTracePath, exportRecording, recordingPath, startRecording } from './recording.js';
@@ -37,6 +46,8 @@ export class LiveSession implements HostedSession {
   /** The chart points and frame sizes of the snapshots built so far (bounded, newest kept). */
   private readonly points: SeriesPoint[] = [];
   private readonly sizes: SessionSnapshot['frameSizes'] = [];
+  /** Sparkline points of the last PROCESS_HISTORY_SAMPLES samples, one array per sample. */
+  private readonly processTrail: ProcessPoint[][] = [];
   private readonly store = new DisposableStore();
 
   constructor(
@@ -71,6 +82,10 @@ export class LiveSession implements HostedSession {
     this.on('stderr', (text) => d.addStderr(text));
     this.on('finding', () => d.touch());
     this.on('tick', () => d.touch());
+    this.on('process', (p) => {
+      d.setProcess(p);
+      keepNewest(this.processTrail, [processPoints(p)], PROCESS_HISTORY_SAMPLES);
+    });
     this.on('state', (state) => {
       this.info.state = state;
       this.info.pid = s.pid;
@@ -93,6 +108,8 @@ export class LiveSession implements HostedSession {
     if (!this.deltas.dirty) return null;
     if (this.recorder && this.info.recording)
       this.info.recording = { ...this.info.recording, bytes: this.recorder.writtenBytes };
+    const process = processAvailability(this.session);
+    if (process.available !== this.info.process.available) this.info.process = process; // sampling stopped working (or began to)
     const s = this.deltas.build(this.info, this.session.liveMetrics(), this.session.findings.all());
     keepNewest(this.points, [s.point], HISTORY.points);
     keepNewest(this.sizes, s.frameSizes, HISTORY.frameSizes);
@@ -116,6 +133,7 @@ export class LiveSession implements HostedSession {
     const text = s.stderr.text();
     const stderr = text.slice(-HISTORY.stderrChars);
     const point = this.points.at(-1) ?? pointOf(metrics);
+    const latest = s.latestProcess();
     return {
       sessionId: this.id,
       seq: this.deltas.lastSeq,
@@ -132,6 +150,7 @@ export class LiveSession implements HostedSession {
       findings: s.findings.all().map((f) => ({ ...f })),
       replace: true,
       series: [...this.points],
+      ...(latest ? { process: latest, processHistory: this.processTrail.flat() } : {}),
     };
   }
 
@@ -225,6 +244,11 @@ export class LiveSession implements HostedSession {
   dispose(): void {
     this.store.dispose();
   }
+}
+
+/** What the session says about sampling its process tree, as SessionInfo carries it. */
+export function processAvailability(session: Session): ProcessAvailability {
+  return processAvailabilityOf(session.processInfo());
 }
 
 /** Appends `items` to `list`, keeping its newest `max`. */

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { FrameSummary } from '../../../shared/frames.js';
 import { emptyLiveMetrics } from '../../../shared/metrics.js';
 import type { SessionInfo } from '../../../shared/session-info.js';
+import { processSample, processSnapshot } from '../../../test/fixtures/process-fixtures.js';
 import { cutPreview, PREVIEW_CHARS, SnapshotBuilder } from './snapshot-builder.js';
 
 function frame(seq: number, over: Partial<FrameSummary> = {}): FrameSummary {
@@ -25,6 +26,19 @@ function build(b: SnapshotBuilder) {
 }
 
 describe('SnapshotBuilder', () => {
+  it('carries only the newest process sample since the last snapshot, once', () => {
+    const b = new SnapshotBuilder();
+    build(b);
+    expect(b.dirty).toBe(false);
+    b.setProcess(processSnapshot(100, [processSample()]));
+    b.setProcess(processSnapshot(200, [processSample()]));
+    expect(b.dirty).toBe(true);
+    expect(build(b).process?.t).toBe(200);
+    const next = build(b);
+    expect(next.process).toBeUndefined();
+    expect('process' in next).toBe(false);
+  });
+
   it('passes every frame through when fewer than the cap arrive', () => {
     const b = new SnapshotBuilder(5, 5);
     for (let i = 1; i <= 3; i += 1) b.addFrame(frame(i));

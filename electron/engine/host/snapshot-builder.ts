@@ -1,8 +1,8 @@
 /**
  * SnapshotBuilder: what one session changed since its last snapshot, shaped for the renderer.
  *
- * Owns: the per-session deltas (frame summaries, frame sizes, changed requests, stderr text)
- * between two snapshots, and turning them into a `SessionSnapshot`. Fed by: the session's
+ * Owns: the per-session deltas (frame summaries, frame sizes, changed requests, stderr text,
+ * the newest process sample) between two snapshots, and turning them into a `SessionSnapshot`. Fed by: the session's
  * events (SessionManager wires them). Listens: nobody; SessionManager calls `build` at most
  * 20 times a second and emits the result.
  *
@@ -12,11 +12,13 @@
  * notifications (a response, a request, a pollution line must not drown in a notification
  * flood), with previews cut to PREVIEW_CHARS; everything left out is counted in
  * `framesSkipped`. Frame sizes are pre-aggregated to the largest frame per direction (all the
- * frame-size chart draws), taken over every frame, not a capped sample.
+ * frame-size chart draws), taken over every frame, not a capped sample. Of the process samples
+ * that came between two snapshots only the newest goes (each one is the whole tree).
  */
 import type { LiveFinding } from '../../../shared/findings.js';
 import type { FrameSummary } from '../../../shared/frames.js';
 import type { LiveMetrics } from '../../../shared/metrics.js';
+import type { ProcessSnapshot } from '../../../shared/process.js';
 import type { JsonRpcId, RequestRecord } from '../../../shared/requests.js';
 import type { SeriesPoint, SessionInfo, SessionSnapshot } from '../../../shared/session-info.js';
 
@@ -62,6 +64,7 @@ export class SnapshotBuilder {
   private readonly requests = new Map<JsonRpcId, RequestRecord>();
   private stderr = '';
   private stderrSkipped = 0;
+  private process: ProcessSnapshot | null = null;
   private seq = 0;
   /** Whether anything changed since the last `build` (a snapshot is due). */
   dirty = true;
@@ -115,6 +118,12 @@ export class SnapshotBuilder {
     this.dirty = true;
   }
 
+  /** A new sample of the process tree: the next snapshot carries the newest one. */
+  setProcess(p: ProcessSnapshot): void {
+    this.process = p;
+    this.dirty = true;
+  }
+
   /** The seq of the last snapshot built (a whole snapshot for a new subscriber takes it). */
   get lastSeq(): number {
     return this.seq;
@@ -149,7 +158,9 @@ export class SnapshotBuilder {
       stderr: this.stderr,
       stderrSkipped: this.stderrSkipped,
       findings: findings.map((f) => ({ ...f })),
+      ...(this.process ? { process: this.process } : {}),
     };
+    this.process = null;
     this.framesSkipped = 0;
     this.requests.clear();
     this.stderr = '';

@@ -1,14 +1,17 @@
 /**
  * Live diagnosis: the session's findings grouped by code, errors first, each with the
- * plain-words explanation of its code (shared/findings.ts).
+ * plain-words explanation of its code (shared/findings.ts) and, when it has some, its
+ * evidence in one line (the process, its syscall, for how long).
  */
 import './findings.css';
 import type { ReactElement } from 'react';
 import { FINDING_EXPLANATIONS } from '../../../shared/findings';
+import type { FindingEvidence } from '../../../shared/process';
 import { formatClock, formatCount } from '../../components/format';
 import { Panel } from '../../components/Panel';
 import { useApp } from '../../store';
 import { selectFindingGroups } from '../../store/selectors';
+import { evidenceLine } from '../process/process-view';
 
 const EMPTY: never[] = [];
 
@@ -57,11 +60,27 @@ export function FindingsPanel({ sessionId }: { sessionId: string }): ReactElemen
                   {m}
                 </p>
               ))}
+              {g.evidence ? <EvidenceLine evidence={g.evidence} /> : null}
               <p className="finding-explanation">{FINDING_EXPLANATIONS[g.code] ?? ''}</p>
             </li>
           ))}
         </ul>
       )}
     </Panel>
+  );
+}
+
+function EvidenceLine({ evidence }: { evidence: FindingEvidence }): ReactElement | null {
+  const line = evidenceLine(evidence);
+  if (line === null) return null;
+  return (
+    <p
+      className="finding-evidence"
+      data-testid="finding-evidence"
+      data-pid={evidence.pid ?? undefined}
+      title={typeof evidence.command === 'string' ? evidence.command : undefined}
+    >
+      {line}
+    </p>
   );
 }

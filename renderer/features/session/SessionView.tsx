@@ -11,6 +11,7 @@ import { RequestComposer } from '../composer/RequestComposer';
 import { DemoControls } from '../controls/DemoControls';
 import { CounterStrip } from '../counters/CounterStrip';
 import { FindingsPanel } from '../findings/FindingsPanel';
+import { ProcessPanel } from '../process/ProcessPanel';
 import { RequestsTable } from '../requests/RequestsTable';
 import { useSessionShortcuts } from '../shortcuts/useSessionShortcuts';
 import { TraceBar } from '../trace/TraceBar';
@@ -51,6 +52,7 @@ export function SessionView({ sessionId }: { sessionId: string }): ReactElement 
         <div className="dash-main">
           <LiveCharts sessionId={sessionId} />
           <RequestsTable sessionId={sessionId} actions={actions} readOnly={readOnly} />
+          <ProcessPanel sessionId={sessionId} />
           <FramesSection sessionId={sessionId} />
         </div>
         <div className="dash-side">
