@@ -20,7 +20,11 @@
  * 64 KiB always keep their text, so a trace stays replayable), `stderr` (chunks, same budget), `metrics` (LiveMetrics at 1 Hz and once at the end), `request` (the record on each
  * state change), `cancel` (a notifications/cancelled we sent), `finding` (new or recurring),
  * `oversize` (the framer hit maxFrameBytes), `mode` (reader mode or consumer delay changed),
- * `exit` (the server process), and `end` (the final report) when the session stopped cleanly.
+ * `exit` (the server process), `process` (a sample of the server's process tree: the first,
+ * then at most two a second and only when something a reader cares about changed, plus one
+ * every 5 s, and the last one seen once more at the end if it was left out; DESIGN.md
+ * "Process evidence"), and `end` (the final report) when the session
+ * stopped cleanly. A finding's `evidence` (what it rests on) is recorded with it.
  * A trace without `end` (a crash, a kill) is still readable: the report is rebuilt from the
  * events. Readers must skip event types they do not know (more may be added in version 1).
  */
@@ -28,6 +32,7 @@ import type { FindingCode, FindingLevel } from './findings.js';
 import type { FrameDirection, FrameKind } from './frames.js';
 import type { LiveMetrics } from './metrics.js';
 import type { ProbeReport } from './probe-report.js';
+import type { FindingEvidence, ProcessAvailability, ProcessSnapshot } from './process.js';
 import type { JsonRpcId, RequestRecord } from './requests.js';
 import type { SessionConfig } from './session-config.js';
 import type { SessionState } from './session-info.js';
@@ -53,6 +58,8 @@ export interface TraceHeader {
   /** Whether secrets were redacted (false only with `record --no-redact`). */
   redacted: boolean;
   recorder: { name: string; version: string };
+  /** Whether the process tree could be sampled when recording began (absent in older traces). */
+  process?: ProcessAvailability;
 }
 
 interface Base {
@@ -126,6 +133,19 @@ export interface TraceFindingEvent extends Base {
   firstAt: number;
   lastAt: number;
   requestId?: JsonRpcId;
+  /** What the finding rests on (the process that is the evidence, its syscall, …). */
+  evidence?: FindingEvidence;
+  /** For a condition that holds over time: whether it still held at `t`. */
+  active?: boolean;
+}
+
+export interface TraceProcessEvent extends Base {
+  type: 'process';
+  /** Samples the engine had taken when the line was written (the report's `process.samples`):
+   *  the trace keeps only some of them; the last line, written at the end, has the final count. */
+  samples: number;
+  /** Commands redacted like the server's argv. */
+  snapshot: ProcessSnapshot;
 }
 
 export interface TraceOversizeEvent extends Base {
@@ -176,7 +196,8 @@ export type TraceEvent =
   | TraceOversizeEvent
   | TraceModeEvent
   | TraceExitEvent
-  | TraceEndEvent;
+  | TraceEndEvent
+  | TraceProcessEvent;
 
 export type TraceEventType = TraceEvent['type'];
 
@@ -192,6 +213,7 @@ export const TRACE_EVENT_TYPES = [
   'mode',
   'exit',
   'end',
+  'process',
 ] as const satisfies readonly TraceEventType[];
 
 export function isTraceEventType(s: string): s is TraceEventType {
@@ -203,6 +225,21 @@ const isObject = (v: unknown): v is Record<string, unknown> =>
 const isNum = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v);
 const isStr = (v: unknown): v is string => typeof v === 'string';
 const isId = (v: unknown): boolean => isStr(v) || isNum(v) || v === null;
+
+/** A process sample the panel can draw: what describeProcess and the tree rely on. */
+function usableProcess(p: unknown): boolean {
+  return (
+    isObject(p) &&
+    isNum(p.pid) &&
+    isNum(p.depth) &&
+    isStr(p.command) &&
+    isStr(p.state) &&
+    isObject(p.activity) &&
+    isStr(p.activity.kind) &&
+    Array.isArray(p.stdio) &&
+    Array.isArray(p.threads)
+  );
+}
 
 /** What each event type needs to be usable (what the readers of a trace rely on). */
 const USABLE: Record<TraceEventType, (e: Record<string, unknown>) => boolean> = {
@@ -216,10 +253,26 @@ const USABLE: Record<TraceEventType, (e: Record<string, unknown>) => boolean> = 
     return isObject(r) && isId(r.id) && isStr(r.method) && isStr(r.status) && isNum(r.sentAt);
   },
   cancel: (e) => isId(e.id),
-  finding: (e) => isStr(e.code) && isStr(e.level) && isStr(e.message),
+  finding: (e) =>
+    isStr(e.code) &&
+    isStr(e.level) &&
+    isStr(e.message) &&
+    (e.evidence === undefined || isObject(e.evidence)) &&
+    (e.active === undefined || typeof e.active === 'boolean'),
   oversize: (e) => (e.phase === 'start' || e.phase === 'end') && isNum(e.offset),
   mode: (e) => isStr(e.readerMode),
   exit: () => true,
+  process: (e) => {
+    const s = e.snapshot;
+    return (
+      isNum(e.samples) &&
+      isObject(s) &&
+      isNum(s.t) &&
+      isNum(s.rootPid) &&
+      Array.isArray(s.processes) &&
+      s.processes.every(usableProcess)
+    );
+  },
   end: (e) => {
     const r = e.report;
     return (

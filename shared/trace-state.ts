@@ -2,17 +2,28 @@
  * A trace's state at a moment t, pure: which of the recorded small events (metrics samples,
  * request records, findings, state, exit, cancellations) had happened by t. The host keeps the
  * small events of an open trace in a TraceTimeline and asks these functions on every seek; frame
- * and stderr text stay on disk (electron/engine/trace/trace-session.ts reads them by index).
+ * and stderr text and process samples stay on disk (electron/engine/trace/trace-session.ts
+ * reads them by index, and turns the samples it read with the functions at the end).
  */
 import type { LiveFinding } from './findings.js';
 import { emptyLiveMetrics, type LiveMetrics } from './metrics.js';
+import type { ProcessAvailability } from './process.js';
 import type { RequestRecord } from './requests.js';
-import type { SeriesPoint, SessionState, TraceMarker } from './session-info.js';
+import {
+  PROCESS_HISTORY_SAMPLES,
+  type ProcessPoint,
+  processPoints,
+  type SeriesPoint,
+  type SessionState,
+  type TraceMarker,
+} from './session-info.js';
 import type {
   TraceCancelEvent,
   TraceExitEvent,
   TraceFindingEvent,
+  TraceHeader,
   TraceMetricsEvent,
+  TraceProcessEvent,
   TraceRequestEvent,
   TraceStateEvent,
 } from './trace-format.js';
@@ -116,6 +127,8 @@ export function findingsAt(events: readonly TraceFindingEvent[], t: number): Liv
       lastAt: e.lastAt,
       count: e.count,
       ...(e.requestId === undefined ? {} : { requestId: e.requestId }),
+      ...(e.evidence === undefined ? {} : { evidence: e.evidence }),
+      ...(e.active === undefined ? {} : { active: e.active }),
     }));
 }
 
@@ -159,4 +172,37 @@ export function traceMarkers(
   }
   all.sort((a, b) => a.t - b.t);
   return { markers: all.slice(0, cap), skipped: Math.max(0, all.length - cap) };
+}
+
+/**
+ * Whether a trace can show process evidence: what the recorder found when it began, else
+ * (an older trace) whether it holds samples at all.
+ */
+export function traceProcessAvailability(
+  header: Pick<TraceHeader, 'process'>,
+  samplesRecorded: number,
+): ProcessAvailability {
+  if (samplesRecorded > 0) return { available: true };
+  if (header.process) return { ...header.process };
+  return { available: false, reason: 'this trace holds no process samples' };
+}
+
+/** The report's `process` as of the last sample read (null: none recorded by then). */
+export function processReportAt(
+  availability: ProcessAvailability,
+  last: TraceProcessEvent | null,
+): { available: boolean; reason?: string; samples: number } {
+  return {
+    available: availability.available,
+    ...(availability.reason === undefined ? {} : { reason: availability.reason }),
+    samples: last?.samples ?? 0,
+  };
+}
+
+/** The sparkline points of the samples before (and including) the one shown, oldest first. */
+export function processHistoryOf(
+  events: readonly TraceProcessEvent[],
+  cap = PROCESS_HISTORY_SAMPLES,
+): ProcessPoint[] {
+  return events.slice(Math.max(0, events.length - cap)).flatMap((e) => processPoints(e.snapshot));
 }

@@ -1,9 +1,9 @@
 /**
  * Trace recorder: writes one session to a trace file (shared/trace-format.ts) as it runs.
  *
- * Owns: the file's write stream, its flush timer and the recording budget. Fed by: the
- * Session's events ('frame', 'stderr', 'request', 'finding', 'oversize', 'exit', 'state',
- * 'tick'); frame text is read from the session's FrameStore while it is still held. Listens:
+ * Owns: the file's write stream, its flush timer, the recording budget and the gate that
+ * thins process samples (process-event.ts). Fed by: the Session's events ('frame', 'stderr',
+ * 'request', 'finding', 'oversize', 'exit', 'state', 'tick', 'process'); frame text is read from the session's FrameStore while it is still held. Listens:
  * the host, through `onError` (one line, once) and `finish()`.
  *
  * Runs in main, never on the worker's drain path: a slow disk delays the trace, not the pipe.
@@ -15,6 +15,7 @@ import { createWriteStream, openSync, type WriteStream } from 'node:fs';
 import type { LiveFinding } from '../../../shared/findings.js';
 import { DisposableStore, listen, toDisposable } from '../../../shared/lifecycle.js';
 import type { LiveMetrics } from '../../../shared/metrics.js';
+import type { ProcessSnapshot } from '../../../shared/process.js';
 import type { RequestRecord } from '../../../shared/requests.js';
 import type { SessionState } from '../../../shared/session-info.js';
 import {
@@ -31,6 +32,12 @@ import type { Session } from '../session/session.js';
 import type { SessionEvents } from '../session/types.js';
 import { describeWriteError } from './errors.js';
 import { cancellationOf, frameEvent } from './frame-event.js';
+import {
+  ProcessSampleGate,
+  processAvailabilityOf,
+  processEvent,
+  redactEvidence,
+} from './process-event.js';
 import { Redactor } from './redact.js';
 
 export interface TraceRecorderOptions {
@@ -74,6 +81,9 @@ export class TraceRecorder {
   private droppedEvents = 0;
   private lastMetricsAt = Number.NEGATIVE_INFINITY;
   private mode: string;
+  private readonly processGate = new ProcessSampleGate();
+  /** The engine's sample count on the last process line (the final one must match the report). */
+  private processSamples = -1;
   private finishing: Promise<void> | null = null;
   /** Its listeners on the session and its flush timer: released when it finishes or fails. */
   private readonly attached = new DisposableStore();
@@ -133,6 +143,7 @@ export class TraceRecorder {
       recordingBudgetBytes: this.budgetBytes,
       redacted: r.enabled,
       recorder: { name: 'pipescope', version: '0.1.0' },
+      process: processAvailabilityOf(this.session.processInfo()),
     };
   }
 
@@ -152,6 +163,10 @@ export class TraceRecorder {
     on('oversize', this.onOversize);
     on('exit', this.onExit);
     on('tick', this.onTick);
+    on('process', this.onProcess);
+    // The tree as it is now: a recording switched on mid-session starts with a picture.
+    const latest = s.latestProcess();
+    if (latest) this.onProcess(latest);
     if (s.state !== 'starting') this.onState(s.state);
   }
 
@@ -196,7 +211,8 @@ export class TraceRecorder {
 
   private readonly onFinding = this.guard((f: LiveFinding): void => {
     this.event({
-      t: f.lastAt,
+      // A condition that ended is recorded when it ended (its lastAt is its last episode's).
+      t: f.active === false ? Math.max(f.lastAt, this.session.now()) : f.lastAt,
       type: 'finding',
       code: f.code,
       level: f.level,
@@ -205,8 +221,19 @@ export class TraceRecorder {
       firstAt: f.firstAt,
       lastAt: f.lastAt,
       ...(f.requestId === undefined ? {} : { requestId: f.requestId }),
+      ...(f.evidence === undefined ? {} : { evidence: redactEvidence(f.evidence, this.redactor) }),
+      ...(f.active === undefined ? {} : { active: f.active }),
     });
   });
+
+  private readonly onProcess = this.guard((p: ProcessSnapshot): void => {
+    if (this.processGate.offer(p)) this.processLine(p);
+  });
+
+  private processLine(p: ProcessSnapshot): void {
+    this.processSamples = this.session.processInfo().samples;
+    this.event(processEvent(p, this.processSamples, this.redactor));
+  }
 
   private readonly onOversize = this.guard((o: SessionEvents['oversize'][0]): void => {
     this.event({
@@ -304,6 +331,10 @@ export class TraceRecorder {
     if (!stream) return;
     const s = this.session;
     this.event({ t: s.now(), type: 'metrics', metrics: { ...s.liveMetrics() } });
+    // The tree as last seen, with the final sample count: a trace cut before `end` then
+    // rebuilds the report's `process` exactly (samples the gate left out are counted here).
+    const latest = s.latestProcess();
+    if (latest && s.processInfo().samples !== this.processSamples) this.processLine(latest);
     const report = this.redactor.report(buildProbeReport(s));
     this.event({
       t: s.now(),

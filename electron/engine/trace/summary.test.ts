@@ -184,10 +184,26 @@ describe('summarizeTrace', () => {
     try {
       const sum = await summarizeTrace(r);
       expect(sum.reconstructed).toBe(false);
-      expect(sum.report).toEqual(report);
+      // An older build's report had no `process`: it gains the one the trace can tell.
+      expect(sum.report).toEqual({
+        ...report,
+        process: { available: false, reason: expect.any(String), samples: 0 },
+      });
       expect(sum.durationMs).toBe(100);
     } finally {
       await r.close();
+    }
+    const process = { available: true, samples: 42 };
+    const file2 = writeTrace(path.join(dir, 'end2.jsonl'), [
+      HEADER,
+      ...events,
+      { ...end, report: { ...report, process } },
+    ]);
+    const r2 = await TraceReader.open(file2);
+    try {
+      expect((await summarizeTrace(r2)).report).toEqual({ ...report, process });
+    } finally {
+      await r2.close();
     }
   });
 });

@@ -5,12 +5,15 @@
  * A trace that ended cleanly carries its report in `end`; one cut short (crash, kill, full
  * disk) has it rebuilt from the events: the last metrics sample, the last state of each
  * request, the findings folded exactly as the findings engine folds them for a report.
- * Reads only the small events (never frame text), so a 1 GiB trace reports in bounded memory.
+ * Reads only the small events (never frame text), so a 1 GiB trace reports in bounded memory;
+ * process samples are kept compact (no threads, no stdio) and, past a cap, thinned like the
+ * metrics samples.
  * Pure over a TraceReader; the CLI (`report`, `replay`, `export`) and the app use it.
  */
 import { type Finding, foldByCode } from '../../../shared/findings.js';
 import { emptyLiveMetrics, type LiveMetrics, toReportMetrics } from '../../../shared/metrics.js';
 import type { ProbeReport } from '../../../shared/probe-report.js';
+import { type ActivityKind, describeActivity } from '../../../shared/process.js';
 import type { RequestRecord } from '../../../shared/requests.js';
 import type {
   TraceCancelEvent,
@@ -19,7 +22,9 @@ import type {
   TraceFindingEvent,
   TraceHeader,
   TraceMetricsEvent,
+  TraceProcessEvent,
 } from '../../../shared/trace-format.js';
+import { processReportAt, traceProcessAvailability } from '../../../shared/trace-state.js';
 import type { TraceReader } from './reader.js';
 
 export interface TracePollution {
@@ -28,6 +33,25 @@ export interface TracePollution {
   bytes: number;
   preview: string;
   problem: string;
+}
+
+/** One process of a recorded sample, as the exports draw it (no threads, no stdio). */
+export interface SummaryProcess {
+  pid: number;
+  ppid: number;
+  depth: number;
+  command: string;
+  state: string;
+  kind: ActivityKind;
+  /** The activity in words (describeActivity), without how long it lasted or the CPU share. */
+  label: string;
+  cpuPercent: number | null;
+  writeRate: number | null;
+}
+
+export interface SummaryProcessSample {
+  t: number;
+  processes: SummaryProcess[];
 }
 
 export interface TraceSummary {
@@ -42,6 +66,8 @@ export interface TraceSummary {
   metrics: TraceMetricsEvent[];
   cancels: TraceCancelEvent[];
   findings: TraceFindingEvent[];
+  /** The recorded process samples, compact; thinned past MAX_PROCESS_SAMPLES. */
+  processes: SummaryProcessSample[];
   exit: TraceExitEvent | null;
   pid: number | null;
   stderrTail: string[];
@@ -58,19 +84,52 @@ const STDERR_TAIL_CHARS = 64 * 1024;
  */
 export const MAX_METRICS_SAMPLES = 4096;
 
-/** Which lines' metrics to read: all up to MAX_METRICS_SAMPLES, else every k-th and the last. */
-function metricsSampler(reader: TraceReader): (i: number) => boolean {
-  let n = 0;
-  for (let i = 0; i < reader.count; i++) if (reader.type(i) === 'metrics') n += 1;
-  const stride = Math.ceil(n / MAX_METRICS_SAMPLES);
-  if (stride <= 1) return () => true;
-  const last = reader.lastIndexOf('metrics');
+/** Process samples kept for the exports (at two a second, more than half an hour in full). */
+export const MAX_PROCESS_SAMPLES = 4096;
+
+/**
+ * Which lines to read: every line of other types; of metrics and process samples all up to
+ * their cap, else every k-th and the last.
+ */
+function sampler(reader: TraceReader): (i: number) => boolean {
+  const caps = { metrics: MAX_METRICS_SAMPLES, process: MAX_PROCESS_SAMPLES } as const;
+  const count = { metrics: 0, process: 0 };
+  for (let i = 0; i < reader.count; i++) {
+    const type = reader.type(i);
+    if (type === 'metrics' || type === 'process') count[type] += 1;
+  }
+  const stride = {
+    metrics: Math.ceil(count.metrics / caps.metrics),
+    process: Math.ceil(count.process / caps.process),
+  };
+  if (stride.metrics <= 1 && stride.process <= 1) return () => true;
+  const last = { metrics: reader.lastIndexOf('metrics'), process: reader.lastIndexOf('process') };
+  const seen = { metrics: 0, process: 0 };
   const keep = new Uint8Array(reader.count);
-  for (let i = 0, k = 0; i < reader.count; i++) {
-    if (reader.type(i) !== 'metrics') keep[i] = 1;
-    else if (k++ % stride === 0 || i === last) keep[i] = 1;
+  for (let i = 0; i < reader.count; i++) {
+    const type = reader.type(i);
+    if (type !== 'metrics' && type !== 'process') keep[i] = 1;
+    else if (seen[type]++ % stride[type] === 0 || i === last[type]) keep[i] = 1;
   }
   return (i) => keep[i] === 1;
+}
+
+/** A recorded sample without what the exports do not draw. */
+function compactSample(e: TraceProcessEvent): SummaryProcessSample {
+  return {
+    t: e.snapshot.t,
+    processes: e.snapshot.processes.map((p) => ({
+      pid: p.pid,
+      ppid: p.ppid,
+      depth: p.depth,
+      command: p.command,
+      state: p.state,
+      kind: p.activity.kind,
+      label: describeActivity({ ...p.activity, forMs: null }, null),
+      cpuPercent: p.cpuPercent,
+      writeRate: p.writeRate,
+    })),
+  };
 }
 
 /** The last STDERR_TAIL_CHARS of stderr text, read backwards from the end of the trace. */
@@ -95,12 +154,14 @@ export async function summarizeTrace(reader: TraceReader): Promise<TraceSummary>
   const metrics: TraceMetricsEvent[] = [];
   const cancels: TraceCancelEvent[] = [];
   const findings: TraceFindingEvent[] = [];
+  const processes: SummaryProcessSample[] = [];
+  let lastProcess: TraceProcessEvent | null = null;
   let exit: TraceExitEvent | null = null;
   let end: TraceEndEvent | null = null;
   let pid: number | null = null;
   for await (const e of reader.events(
-    ['state', 'metrics', 'request', 'cancel', 'finding', 'exit', 'end'],
-    metricsSampler(reader),
+    ['state', 'metrics', 'request', 'cancel', 'finding', 'exit', 'end', 'process'],
+    sampler(reader),
   )) {
     switch (e.type) {
       case 'state':
@@ -124,23 +185,33 @@ export async function summarizeTrace(reader: TraceReader): Promise<TraceSummary>
       case 'exit':
         exit = e;
         break;
+      case 'process':
+        processes.push(compactSample(e));
+        lastProcess = e;
+        break;
       case 'end':
         end = e;
         break;
     }
   }
   const records = [...requests.values()];
-  const report =
-    end?.report ??
-    rebuildReport(reader.header, {
-      pid,
-      exit,
-      metrics: metrics.at(-1)?.metrics ?? null,
-      requests: records,
-      settled,
-      findings,
-      cancels,
-    });
+  const process = processReportAt(
+    traceProcessAvailability(reader.header, processes.length),
+    lastProcess,
+  );
+  // A trace of an older build ended with a report that has no `process` yet.
+  const report: ProbeReport = end
+    ? { ...end.report, process: end.report.process ?? process }
+    : rebuildReport(reader.header, {
+        pid,
+        exit,
+        metrics: metrics.at(-1)?.metrics ?? null,
+        requests: records,
+        settled,
+        findings,
+        cancels,
+        process,
+      });
   const lines = (await stderrTail(reader)).split('\n');
   if (lines.at(-1) === '') lines.pop();
   const frames = { in: 0, out: 0, truncated: 0 };
@@ -160,6 +231,7 @@ export async function summarizeTrace(reader: TraceReader): Promise<TraceSummary>
     metrics,
     cancels,
     findings,
+    processes,
     exit,
     pid,
     stderrTail: lines.slice(-8),
@@ -177,6 +249,7 @@ export interface RebuildInput {
   settled: Map<string, RequestRecord>;
   findings: TraceFindingEvent[];
   cancels: TraceCancelEvent[];
+  process: ProbeReport['process'];
 }
 
 /** The report as `buildProbeReport` would have made it at the last recorded moment. */
@@ -198,6 +271,7 @@ export function rebuildReport(header: TraceHeader, s: RebuildInput): ProbeReport
     })),
     recovery: rebuildRecovery(header, s),
     findings: foldFindings(s.findings),
+    process: s.process,
   };
 }
 

@@ -2,36 +2,43 @@
  * A read-only "trace session": one opened trace file shown in the same dashboard as a live one.
  *
  * Owns: a TraceReader (bounded index, file handle), the trace's small events in a TraceTimeline,
- * typed columns of frame and stderr line numbers, and the summary for the final report and the
+ * typed columns of frame, stderr and process-sample line numbers, and the summary for the final report and the
  * exports (computed once, on demand). Fed by: the host (`trace:open` / `trace:seek` /
  * `frame:page` / `trace:export` / `trace:replay`). Listens: TraceSessions
- * (engine/host/trace-sessions.ts), which turns `stateAt` into snapshots. Frame text is read
- * from disk one line at a time, only when asked for.
+ * (engine/host/trace-sessions.ts), which turns `stateAt` into snapshots. Frame text and
+ * process samples are read from disk, only when asked for (a seek reads the sample at t and
+ * the few before it the sparklines draw).
  */
 
 import { createHash } from 'node:crypto';
 import path from 'node:path';
 import type { FramePage, FrameSummary } from '../../../shared/frames.js';
 import type { ProbeReport } from '../../../shared/probe-report.js';
+import type { ProcessAvailability } from '../../../shared/process.js';
 import type { RequestRecord } from '../../../shared/requests.js';
 import {
+  PROCESS_HISTORY_SAMPLES,
   quietPoint,
   type SessionInfo,
   type SessionSnapshot,
 } from '../../../shared/session-info.js';
 import { DEFAULT_BUDGETS } from '../../../shared/session-options.js';
 import type { ExportFormat, TraceExport } from '../../../shared/trace-api.js';
+import type { TraceProcessEvent } from '../../../shared/trace-format.js';
 import {
   countUpTo,
   emptyTimeline,
   findingsAt,
   metricsAt,
   processAt,
+  processHistoryOf,
+  processReportAt,
   requestsAt,
   runningMax,
   seriesAt,
   type TraceTimeline,
   traceMarkers,
+  traceProcessAvailability,
 } from '../../../shared/trace-state.js';
 import { toHtml, toMarkdown } from './export/doc.js';
 import { toChromeTrace } from './export/perfetto.js';
@@ -54,6 +61,9 @@ export interface TraceState {
 
 export class TraceSession {
   private summary: Promise<TraceSummary> | null = null;
+  private readonly processLines: Uint32Array;
+  private readonly processT: Float64Array;
+  readonly processAvailability: ProcessAvailability;
 
   private constructor(
     readonly reader: TraceReader,
@@ -63,7 +73,11 @@ export class TraceSession {
     private readonly stderrLines: Uint32Array,
     private readonly stderrT: Float64Array,
     private readonly stderrBytesBefore: Float64Array,
-  ) {}
+  ) {
+    this.processLines = linesOf(reader, 'process');
+    this.processT = runningMax(Float64Array.from(this.processLines, (i) => reader.t(i)));
+    this.processAvailability = traceProcessAvailability(reader.header, this.processLines.length);
+  }
 
   /** Indexes an opened reader: one pass over its small events, none over frame text. */
   static async load(reader: TraceReader): Promise<TraceSession> {
@@ -151,6 +165,7 @@ export class TraceSession {
       budgets: { ...DEFAULT_BUDGETS, ...h.config.budgets },
       startedAt: h.startedAt,
       recording: null,
+      process: { ...this.processAvailability },
       trace: {
         path: this.reader.path,
         fileName: path.basename(this.reader.path),
@@ -188,6 +203,8 @@ export class TraceSession {
     }
     const { text: stderr, skipped: stderrSkipped } = await this.stderrAt(t);
     const at = processAt(this.timeline, t);
+    const samples = await this.processSamplesAt(t, PROCESS_HISTORY_SAMPLES);
+    const sample = samples.at(-1);
     return {
       info: at,
       snapshot: {
@@ -203,8 +220,21 @@ export class TraceSession {
         findings: findingsAt(this.timeline.findings, t),
         replace: true,
         series,
+        ...(sample ? { process: sample.snapshot, processHistory: processHistoryOf(samples) } : {}),
       },
     };
+  }
+
+  /** The last `n` process samples recorded at or before t, oldest first (read from disk). */
+  async processSamplesAt(t: number, n: number): Promise<TraceProcessEvent[]> {
+    const upTo = countUpTo(this.processT.length, (i) => this.processT[i], t);
+    const wanted = new Set(this.processLines.subarray(Math.max(0, upTo - n), upTo));
+    if (wanted.size === 0) return [];
+    const out: TraceProcessEvent[] = [];
+    for await (const e of this.reader.events(['process'], (i) => wanted.has(i))) {
+      if (e.type === 'process') out.push(e);
+    }
+    return out;
   }
 
   /** The probe report as of t; at (or past) the end exactly what `pipescope report` prints. */
@@ -217,6 +247,7 @@ export class TraceSession {
       if (e.record.status !== 'pending' && !settled.has(key)) settled.set(key, e.record);
     }
     const at = processAt(this.timeline, t);
+    const [last] = await this.processSamplesAt(t, 1);
     return rebuildReport(this.reader.header, {
       pid: at.pid,
       exit: upTo(this.timeline.exits).at(-1) ?? null,
@@ -225,6 +256,7 @@ export class TraceSession {
       settled,
       findings: upTo(this.timeline.findings),
       cancels: upTo(this.timeline.cancels),
+      process: processReportAt(this.processAvailability, last ?? null),
     });
   }
 
@@ -324,6 +356,16 @@ export class TraceSession {
   close(): Promise<void> {
     return this.reader.close();
   }
+}
+
+/** The line numbers of every event of `type`, in file order. */
+function linesOf(reader: TraceReader, type: 'process'): Uint32Array {
+  let n = 0;
+  for (let i = 0; i < reader.count; i++) if (reader.type(i) === type) n += 1;
+  const lines = new Uint32Array(n);
+  n = 0;
+  for (let i = 0; i < reader.count; i++) if (reader.type(i) === type) lines[n++] = i;
+  return lines;
 }
 
 /** Renders a summary in one export format, with a file name beside the trace's. */

@@ -2,32 +2,18 @@
  * Export to the Chrome trace-event format (JSON object form), which Perfetto and
  * chrome://tracing open: one track (tid) per request with a complete event (`X`) from send
  * to response, instant events (`i`) for cancellations, findings and the process exit, and
- * counters (`C`) for stdout bytes/s and dispatcher depth from the 1 Hz metrics samples.
+ * counters (`C`) for stdout bytes/s and dispatcher depth from the 1 Hz metrics samples, and a
+ * track per process of the server's tree from the recorded process samples (activity as
+ * slices, CPU % and bytes written/s as counters: perfetto-process.ts).
  * Every event carries name, ph, ts (µs), pid and tid. Pure over a TraceSummary.
  */
 import type { JsonRpcId } from '../../../../shared/requests.js';
 import { Redactor } from '../redact.js';
 import type { TraceSummary } from '../summary.js';
+import type { ChromeTrace, ChromeTraceEvent } from './chrome-trace.js';
+import { processTrackEvents } from './perfetto-process.js';
 
-export interface ChromeTraceEvent {
-  name: string;
-  ph: 'X' | 'B' | 'E' | 'i' | 'C' | 'M';
-  /** Microseconds since the session's start. */
-  ts: number;
-  pid: number;
-  tid: number;
-  cat?: string;
-  dur?: number;
-  /** Scope of an instant event: thread, process or global. */
-  s?: 't' | 'p' | 'g';
-  args?: Record<string, unknown>;
-}
-
-export interface ChromeTrace {
-  traceEvents: ChromeTraceEvent[];
-  displayTimeUnit: 'ms';
-  otherData: Record<string, string | number | boolean | null>;
-}
+export type { ChromeTrace, ChromeTraceEvent } from './chrome-trace.js';
 
 const SESSION_TID = 0;
 
@@ -119,6 +105,14 @@ export function toChromeTrace(sum: TraceSummary): ChromeTrace {
       args: { value: m.metrics.dispatcherDepth },
     });
   }
+  events.push(
+    ...processTrackEvents(sum.processes, {
+      sessionPid: pid,
+      serverTid: sum.requests.length + 1,
+      endMs: end,
+      redact: (text) => redact.text(text),
+    }),
+  );
   if (sum.exit) {
     events.push({
       name: 'server exit',
