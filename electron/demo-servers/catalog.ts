@@ -58,12 +58,19 @@ export const DEMO_CATALOG: readonly DemoScenario[] = [
     knobs: [
       knob('bytes', 8 * MIB, 'bytes', 'Size of the text of the dump result'),
       knob('chunk-bytes', 16 * 1024, 'bytes', 'Size of each stdout write'),
+      knob(
+        'blocking-stdout',
+        false,
+        'boolean',
+        "Make stdout blocking, as a C or Python server's is: the server then sits in write(1, …)",
+      ),
     ],
     steps: [
       'Pause the reader, call dump, watch stdout bytes stop while the process stays alive.',
       'Note "stdout backpressure observed" on stderr: the server is parked in write().',
       'Resume the reader: the 8 MiB frame completes and the request finishes.',
       'Set a max frame size below 8 MiB to see the framer discard it as oversize instead.',
+      'Run with --blocking-stdout=true: Node then writes stdout as C and Python do, and the process panel shows the server blocked in write(1, 16,384 B) instead of idle in its event loop with the rest of its output in memory.',
     ],
     probe: { call: 'dump', reader: 'paused', timeoutMs: 3000 },
     expected: {

@@ -2,7 +2,8 @@
  * Demo `oversized-result` (the seed fixture): `dump` answers with one ~8 MiB text result.
  * Written through the SDK with a transport that sends each line in 16 KiB chunks awaiting
  * 'drain', so when the host stops reading, the server visibly parks in write() mid-response
- * and says `stdout backpressure observed` on stderr.
+ * and says `stdout backpressure observed` on stderr. With `--blocking-stdout=true` its stdout
+ * is blocking, as a C or Python server's is, and it waits inside write(1, …) itself.
  */
 
 import * as z from 'zod';
@@ -29,6 +30,14 @@ server.mcp.registerTool(
   async ({ bytes }) => textResult('x'.repeat(bytes ?? defaultBytes)),
 );
 registerEcho(server);
+
+// Node makes a pipe or socket stdout non-blocking and keeps what it cannot write in memory:
+// blocked, the server sits in its event loop. A C or Python server's stdout is blocking, and
+// it sits in write(1, …) instead. libuv's setBlocking gives the demo that second shape.
+if (server.knobs.bool('blocking-stdout')) {
+  const stdout = process.stdout as unknown as { _handle?: { setBlocking?(on: boolean): number } };
+  stdout._handle?.setBlocking?.(true);
+}
 
 let reported = false;
 const transport = new ChunkedStdioServerTransport({
