@@ -1,7 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { parseStat, parseSyscall, readSmall, sampleLinuxTree } from './linux.js';
-import { syscallTable } from './syscalls.js';
+import { LinuxCache, parseStat, parseSyscall, readSmall, sampleLinuxTree } from './linux.js';
+import { classOf, syscallTable } from './syscalls.js';
 
 const X64 = syscallTable('x64');
 const ARM64 = syscallTable('arm64');
@@ -86,6 +86,12 @@ describe('parseSyscall (x86-64)', () => {
     expect(call).toEqual({ nr: 202, name: 'futex', fd: null, bytes: null });
   });
 
+  it("names a shell's wait (rt_sigsuspend) as waiting for a child", () => {
+    const { call } = parseSyscall('130 0x7ffd1c0 0x8 0x0 0x0 0x0 0x0 0x7ffd1b8 0x7f1a', X64);
+    expect(call).toMatchObject({ name: 'rt_sigsuspend', fd: null, bytes: null });
+    expect(classOf('rt_sigsuspend')).toBe('wait-child');
+  });
+
   it('gives "running" with no key for a thread on CPU', () => {
     expect(parseSyscall('running\n', X64)).toEqual({ call: 'running', key: null });
   });
@@ -147,8 +153,17 @@ describe('readSmall', () => {
 
 describe.skipIf(process.platform !== 'linux')('sampleLinuxTree on a real process', () => {
   let child: ChildProcess | null = null;
+  /** Grandchildren to kill too (a shell does not pass SIGKILL on). */
+  const extra: number[] = [];
 
   afterEach(() => {
+    for (const pid of extra.splice(0)) {
+      try {
+        process.kill(pid, 'SIGKILL');
+      } catch {
+        // already gone
+      }
+    }
     child?.kill('SIGKILL');
     child = null;
   });
@@ -165,7 +180,7 @@ describe.skipIf(process.platform !== 'linux')('sampleLinuxTree on a real process
         const th = p?.threads[0];
         const sys = th?.syscall;
         // Wait until exec is done and the thread has gone to sleep.
-        if (!p || p.command !== 'sleep 5' || p.state !== 'S' || !sys || sys === 'running') {
+        if (p?.command !== 'sleep 5' || p.state !== 'S' || !sys || sys === 'running') {
           throw new Error('not asleep yet');
         }
         return { tree, p, sys };
@@ -180,6 +195,45 @@ describe.skipIf(process.platform !== 'linux')('sampleLinuxTree on a real process
     if (table) expect(['nanosleep', 'clock_nanosleep']).toContain(proc.sys.name);
     expect(proc.p.stdio.map((s) => s.fd)).toEqual([0, 1, 2]);
     expect(proc.p.stdio[1].target).toBe('/dev/null');
+  });
+
+  it('sees a shell asleep waiting on its child, the child under it, across cached samples', async () => {
+    child = spawn('sh', ['-c', 'sleep 5 & wait'], { stdio: ['ignore', 'pipe', 'ignore'] });
+    const pid = child.pid;
+    if (pid === undefined) throw new Error('sh did not start');
+    const cache = new LinuxCache();
+    const first = await vi.waitFor(
+      () => {
+        const tree = sampleLinuxTree(pid, cache);
+        const sys = tree?.processes[0]?.threads[0]?.syscall;
+        const sleeper = tree?.processes[1];
+        if (sleeper && !extra.includes(sleeper.pid)) extra.push(sleeper.pid);
+        if (sleeper?.command !== 'sleep 5' || !sys || sys === 'running') {
+          throw new Error('not waiting yet');
+        }
+        return { tree, sys };
+      },
+      { timeout: 3000, interval: 20 },
+    );
+    // dash waits in rt_sigsuspend, bash in wait4: a call either way, with its number.
+    expect(first.sys.nr).toBeGreaterThanOrEqual(0);
+    expect(first.tree.processes[0].state).toBe('S');
+    // More samples than the cache trusts anything for: the tree stays whole and the same.
+    let last = first.tree;
+    for (let i = 0; i < 7; i++) {
+      const next = sampleLinuxTree(pid, cache);
+      if (!next) throw new Error('the shell is gone');
+      last = next;
+    }
+    expect(last.processes.map((p) => [p.ppid, p.depth, p.command])).toEqual([
+      [process.pid, 0, 'sh -c sleep 5 & wait'],
+      [pid, 1, 'sleep 5'],
+    ]);
+    expect(last.processes[0].stdio[1].target).toMatch(/^(pipe|socket):\[\d+\]$/);
+    expect(last.processes[1].stdio[1].target).toBe(last.processes[0].stdio[1].target);
+    expect(last.processes[1].threads[0].syscall).toMatchObject({
+      name: expect.stringMatching(/^(clock_)?nanosleep$/),
+    });
   });
 
   it('gives null for a pid that is gone', async () => {

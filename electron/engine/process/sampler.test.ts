@@ -93,8 +93,8 @@ function make(
   };
 }
 
-/** Starts at t = 0 and lets `n` slow samples happen (t = 0, 500, …). */
-async function run(h: Harness, ms: number): Promise<void> {
+/** Lets `ms` of fake time pass, running the timers and the samples they start. */
+async function run(ms: number): Promise<void> {
   await vi.advanceTimersByTimeAsync(ms);
 }
 
@@ -122,7 +122,7 @@ describe('ProcessSampler: how long a thread sat in the same call', () => {
     ];
     const h = make(script);
     h.sampler.start(ROOT);
-    await run(h, 3000);
+    await run(3000);
     expect(h.snaps.map((s) => s.t)).toEqual([0, 500, 1000, 1500, 2000, 2500, 3000]);
     expect(h.snaps.map((s) => s.processes[0].activity.forMs)).toEqual([
       0, 500, 1000, 0, 500, 0, 500,
@@ -143,7 +143,7 @@ describe('ProcessSampler: how long a thread sat in the same call', () => {
     ];
     const h = make(script);
     h.sampler.start(ROOT);
-    await run(h, 1000);
+    await run(1000);
     expect(h.snaps.map((s) => s.processes[0].activity.forMs)).toEqual([0, 500, 0]);
     h.sampler.stop();
   });
@@ -158,7 +158,7 @@ describe('ProcessSampler: how long a thread sat in the same call', () => {
     ];
     const h = make(script);
     h.sampler.start(ROOT);
-    await run(h, 1500);
+    await run(1500);
     expect(h.snaps.map((s) => s.processes[0].activity.forMs)).toEqual([0, 500, null, 0]);
     h.sampler.stop();
   });
@@ -171,7 +171,7 @@ describe('ProcessSampler: how long a thread sat in the same call', () => {
     ];
     const h = make(script);
     h.sampler.start(ROOT);
-    await run(h, 500);
+    await run(500);
     expect(h.snaps.map((s) => s.processes[0].activity.forMs)).toEqual([0, 0]);
     h.sampler.stop();
   });
@@ -186,7 +186,7 @@ describe('ProcessSampler: rates', () => {
     ];
     const h = make(script);
     h.sampler.start(ROOT);
-    await run(h, 1000);
+    await run(1000);
     const p = h.snaps.map((s) => s.processes[0]);
     expect(p.map((x) => x.cpuPercent)).toEqual([null, 50, 100]);
     expect(p.map((x) => x.writeRate)).toEqual([null, 2000, 0]);
@@ -200,7 +200,7 @@ describe('ProcessSampler: rates', () => {
     const h = make((i) => tree(proc(ROOT, { cpuMs: cpu[Math.min(i, cpu.length - 1)] })));
     h.setUrgent(true);
     h.sampler.start(ROOT);
-    await run(h, 600);
+    await run(600);
     expect(h.snaps.map((s) => s.t)).toEqual([0, 100, 200, 300, 400, 500, 600]);
     // t=500 over 100..500: (510 - 90) / 400; t=600 over 200..600: (600 - 210) / 400.
     expect(h.snaps[5].processes[0].cpuPercent).toBe(105);
@@ -211,7 +211,7 @@ describe('ProcessSampler: rates', () => {
   it('takes the system CPU % where there are no CPU times (macOS ps)', async () => {
     const h = make([tree(proc(ROOT, { cpuMs: null, cpuPercent: 97.3, writtenBytes: null }))]);
     h.sampler.start(ROOT);
-    await run(h, 0);
+    await run(0);
     expect(h.snaps[0].processes[0]).toMatchObject({
       cpuPercent: 97.3,
       cpuMs: 0,
@@ -228,13 +228,13 @@ describe('ProcessSampler: cadence', () => {
     h.sampler.start(ROOT);
     expect(SLOW_MS).toBe(500);
     expect(FAST_MS).toBe(100);
-    await run(h, 1000);
+    await run(1000);
     expect(h.snaps.map((s) => s.t)).toEqual([0, 500, 1000]);
     h.setUrgent(true);
-    await run(h, 500);
+    await run(500);
     expect(h.snaps.map((s) => s.t)).toEqual([0, 500, 1000, 1100, 1200, 1300, 1400, 1500]);
     h.setUrgent(false);
-    await run(h, 900);
+    await run(900);
     expect(h.snaps.map((s) => s.t).slice(8)).toEqual([2000]);
     expect(h.sampler.samples).toBe(9);
     expect(h.sampler.latest).toBe(h.snaps[8]);
@@ -294,7 +294,7 @@ describe('ProcessSampler: cadence', () => {
   it('a root that is gone (null) gives no snapshot', async () => {
     const h = make([tree(proc(ROOT)), null as unknown as RawTree]);
     h.sampler.start(ROOT);
-    await run(h, 1000);
+    await run(1000);
     expect(h.sample).toHaveBeenCalledTimes(3);
     expect(h.snaps).toHaveLength(1);
     h.sampler.stop();
@@ -329,7 +329,7 @@ describe('ProcessSampler: stdio peers', () => {
   it("names the root's stdio at the first sample as Pipescope's end", async () => {
     const h = make([tree(proc(ROOT, { stdio: rootStdio }))]);
     h.sampler.start(ROOT);
-    await run(h, 0);
+    await run(0);
     const stdio = h.snaps[0].processes[0].stdio;
     expect(stdio).toHaveLength(3);
     for (const s of stdio) {
@@ -354,7 +354,7 @@ describe('ProcessSampler: stdio peers', () => {
     });
     const h = make([tree(proc(ROOT, { stdio: rootStdio }), child)]);
     h.sampler.start(ROOT);
-    await run(h, 0);
+    await run(0);
     const [devnull, out, err] = h.snaps[0].processes[1].stdio;
     expect(devnull.peer).toBeNull();
     expect(out.peer).toEqual({
@@ -381,7 +381,7 @@ describe('ProcessSampler: stdio peers', () => {
         : [],
     );
     h.sampler.start(ROOT);
-    await run(h, 2500);
+    await run(2500);
     expect(h.holders).toHaveBeenCalledWith('pipe:[99]', [ROOT, CHILD, process.pid]);
     const last = h.snaps.at(-1);
     expect(last?.processes[1].stdio[0].peer).toEqual({
@@ -389,6 +389,8 @@ describe('ProcessSampler: stdio peers', () => {
       command: 'python3 srv.py',
       note: 'holds the read end as fd 5',
     });
+    // Named from the first sample on (the holder's command is the tree's being sampled).
+    expect(h.snaps[0]?.processes[1].stdio[0].peer?.command).toBe('python3 srv.py');
     // Cached for 2 s: looked up at t=0 and again at t=2000, not at every sample.
     expect(h.snaps).toHaveLength(6);
     expect(h.holders).toHaveBeenCalledTimes(2);
@@ -406,7 +408,7 @@ describe('ProcessSampler: stdio peers', () => {
       target === 'pipe:[50]' ? [{ pid: process.pid, fd: 9, mode: 'read-write' }] : [],
     );
     h.sampler.start(ROOT);
-    await run(h, 0);
+    await run(0);
     const [inEnd, outEnd] = h.snaps[0].processes[1].stdio;
     expect(inEnd.peer).toEqual({
       pid: process.pid,
@@ -422,11 +424,14 @@ describe('ProcessSampler: the snapshot', () => {
   it('keeps the tree order, depth, omitted count and thread states', async () => {
     const root = proc(ROOT, {
       threadCount: 40,
-      threads: [thread(ROOT, { wchan: 'ep_poll' }), thread(ROOT + 1, { state: 'R', syscall: 'running' })],
+      threads: [
+        thread(ROOT, { wchan: 'ep_poll' }),
+        thread(ROOT + 1, { state: 'R', syscall: 'running' }),
+      ],
     });
     const h = make([{ rootPid: ROOT, processes: [root, proc(CHILD)], omitted: 3 }]);
     h.sampler.start(ROOT);
-    await run(h, 0);
+    await run(0);
     const s = h.snaps[0];
     expect(s).toMatchObject({ t: 0, rootPid: ROOT, omitted: 3 });
     expect(s.processes.map((p) => [p.pid, p.ppid, p.depth])).toEqual([

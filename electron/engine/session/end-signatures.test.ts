@@ -5,7 +5,7 @@ import { DEFAULT_BUDGETS } from '../../../shared/session-options.js';
 import { EndSignatures } from './end-signatures.js';
 import { FindingsEngine } from './findings-engine.js';
 
-function make(lastBusyAt: number | null = null) {
+function make(lastBusyAt: number | null = null, echoes = 0) {
   const engine = new FindingsEngine(DEFAULT_BUDGETS, () => {});
   const late = vi.fn<(r: RequestRecord) => void>();
   const unlate = vi.fn<(r: RequestRecord) => void>();
@@ -13,6 +13,7 @@ function make(lastBusyAt: number | null = null) {
     late,
     unlate,
     lastBusyAt: () => lastBusyAt,
+    echoes: () => echoes,
   });
   const find = (code: FindingCode) => engine.all().find((f) => f.code === code);
   const codes = () => engine.all().map((f) => f.code);
@@ -81,6 +82,33 @@ describe('EndSignatures: handshake-failed', () => {
     const f = h.find('handshake-failed');
     expect(f?.message).toContain('failed: the server exited (code 1);');
     expect(f?.message).not.toContain('answered it with error');
+  });
+
+  it('a server that echoes our messages back (cat) is named as no MCP server', () => {
+    const h = make(null, 2);
+    // Pipescope answers the echoed initialize request itself: an error reply, read as the
+    // server's answer.
+    h.end.changed(
+      init({
+        status: 'failed',
+        responseBytes: 80,
+        error: { code: -32601, message: 'Method not found' },
+      }),
+      20,
+    );
+    const f = h.find('handshake-failed');
+    expect(f?.message).toBe(
+      "initialize (request 1) failed: the server's stdout echoed Pipescope's own messages back " +
+        '(2 of them): this is not an MCP server (cat does this); nothing else can work on this ' +
+        'session',
+    );
+    expect(f?.message).not.toContain('-32601');
+  });
+
+  it('echoes say nothing about an initialize that completed', () => {
+    const h = make(null, 1);
+    h.end.changed(init({ status: 'completed', latencyMs: 3, responseBytes: 100 }), 13);
+    expect(h.codes()).toEqual([]);
   });
 
   it('is raised once', () => {

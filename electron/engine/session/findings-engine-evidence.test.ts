@@ -69,6 +69,15 @@ describe('FindingsEngine.retract', () => {
     expect(h.engine.forReport()).toEqual([]);
   });
 
+  it('tells its listeners, with a count of 0 (a trace records that it was taken back)', () => {
+    const h = make();
+    h.engine.raise('cancel-ignored', 'request 3 answered late', 100, 3);
+    h.engine.retract('cancel-ignored', 3);
+    expect(h.seen.at(-1)).toEqual({ code: 'cancel-ignored', isNew: false, count: 0 });
+    h.engine.retract('cancel-ignored', 3);
+    expect(h.seen).toHaveLength(2);
+  });
+
   it('takes back a finding without a request by its code', () => {
     const h = make();
     h.engine.raise('server-busy', 'busy', 100);
@@ -112,7 +121,11 @@ describe('FindingsEngine.raise with evidence', () => {
     const h = make();
     h.engine.raise('server-busy', 'busy 1', 100, undefined, EVIDENCE);
     h.engine.raise('server-busy', 'busy 2', 200);
-    expect(h.find('server-busy')).toMatchObject({ count: 2, message: 'busy 2', evidence: EVIDENCE });
+    expect(h.find('server-busy')).toMatchObject({
+      count: 2,
+      message: 'busy 2',
+      evidence: EVIDENCE,
+    });
     const newer = { ...EVIDENCE, cpuPercent: 97, ms: 4000 };
     h.engine.raise('server-busy', 'busy 3', 300, undefined, newer);
     expect(h.find('server-busy')?.evidence).toEqual(newer);
@@ -179,5 +192,95 @@ describe('FindingsEngine: the pipe-full trigger (process proof of a blocked writ
         'paused); pid 5000 is idle in its event loop with a non-blocking stdout',
     );
     expect(f?.evidence).toEqual(idle.evidence);
+  });
+});
+
+describe('FindingsEngine: active findings', () => {
+  it('a time-based finding is raised active and marked inactive when its episode ends', () => {
+    const h = make();
+    h.engine.evaluate(tick({ writeProof: proof(1500) }));
+    expect(h.find('server-write-blocked')?.active).toBe(true);
+    expect(h.seen).toEqual([{ code: 'server-write-blocked', isNew: true, count: 1 }]);
+    h.engine.evaluate(tick({ t: 10_100, writeProof: null }));
+    expect(h.find('server-write-blocked')?.active).toBe(false);
+    expect(h.seen).toHaveLength(2);
+    // Still over: no more notifications.
+    h.engine.evaluate(tick({ t: 10_200, writeProof: null }));
+    expect(h.seen).toHaveLength(2);
+    h.engine.evaluate(tick({ t: 10_300, writeProof: proof(1200) }));
+    expect(h.find('server-write-blocked')).toMatchObject({ active: true, count: 2 });
+  });
+
+  it('an event finding (raised outside an episode) has no active flag', () => {
+    const h = make();
+    h.engine.raise('stdout-pollution', 'banner', 5);
+    expect(h.find('stdout-pollution')).not.toHaveProperty('active');
+  });
+
+  it('opening marks only its own code active, and ends with the call', () => {
+    const h = make();
+    h.engine.opening('server-busy', () => {
+      h.engine.raise('server-busy', 'busy', 5);
+      h.engine.raise('stdout-pollution', 'banner', 5);
+    });
+    h.engine.raise('subprocess-blocked', 'child', 6);
+    expect(h.find('server-busy')?.active).toBe(true);
+    expect(h.find('stdout-pollution')).not.toHaveProperty('active');
+    expect(h.find('subprocess-blocked')).not.toHaveProperty('active');
+  });
+
+  it('setActive notifies only on a change, and ignores a code never raised', () => {
+    const h = make();
+    h.engine.setActive('server-busy', false);
+    expect(h.engine.all()).toEqual([]);
+    expect(h.seen).toEqual([]);
+    h.engine.opening('server-busy', () => h.engine.raise('server-busy', 'busy', 5));
+    h.engine.setActive('server-busy', true);
+    expect(h.seen).toHaveLength(1);
+    h.engine.setActive('server-busy', false);
+    h.engine.setActive('server-busy', false);
+    expect(h.seen).toHaveLength(2);
+    expect(h.find('server-busy')?.active).toBe(false);
+  });
+});
+
+describe('FindingsEngine: a proof that comes a sample late (amend)', () => {
+  const notReading = { readingStdout: false, readerMode: 'paused' as const, notReadingSince: 8000 };
+
+  it('attaches the proof and adds what it shows to the message, once, while still blocked', () => {
+    const h = make();
+    h.engine.evaluate(tick({ ...notReading, writeProof: null }));
+    const f = h.find('server-write-blocked');
+    expect(f).not.toHaveProperty('evidence');
+    const before = f?.message ?? '';
+    expect(before).toBe(
+      'server alive with 1 response owed: the host has not read stdout for 2000 ms (reader paused)',
+    );
+    h.engine.evaluate(tick({ ...notReading, t: 10_100, writeProof: proof(2000) }));
+    expect(h.find('server-write-blocked')).toMatchObject({
+      count: 1,
+      evidence: { ...EVIDENCE, ms: 2000 },
+      message: `${before}; pid 5000 is blocked in write(1, 1,000,000 B) for 2.0 s`,
+    });
+    expect(h.seen.at(-1)).toEqual({ code: 'server-write-blocked', isNew: false, count: 1 });
+    // A later proof does not replace the first or grow the message.
+    h.engine.evaluate(tick({ ...notReading, t: 10_200, writeProof: proof(2100) }));
+    expect(h.find('server-write-blocked')?.evidence?.ms).toBe(2000);
+    expect(h.find('server-write-blocked')?.message.match(/; pid 5000/g)).toHaveLength(1);
+  });
+
+  it('is not attached once the condition no longer holds', () => {
+    const h = make();
+    h.engine.evaluate(tick({ ...notReading, writeProof: null }));
+    // The host reads again and the write finished below the budget: not blocked any more.
+    h.engine.evaluate(tick({ t: 10_100, writeProof: proof(500) }));
+    expect(h.find('server-write-blocked')).not.toHaveProperty('evidence');
+  });
+
+  it('amend does nothing for a finding never raised', () => {
+    const h = make();
+    h.engine.amend('server-write-blocked', EVIDENCE, 'x');
+    expect(h.engine.all()).toEqual([]);
+    expect(h.seen).toEqual([]);
   });
 });

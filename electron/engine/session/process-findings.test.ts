@@ -74,7 +74,8 @@ function owed(sentAt: number, id = 7, method = 'tools/call'): RequestRecord {
 
 function make() {
   const seen: LiveFinding[] = [];
-  const engine = new FindingsEngine(DEFAULT_BUDGETS, (f) => seen.push(f));
+  // A copy per notification: the engine updates one object in place.
+  const engine = new FindingsEngine(DEFAULT_BUDGETS, (f) => seen.push({ ...f }));
   const rules = new ProcessFindings(DEFAULT_BUDGETS, engine);
   const find = (code: FindingCode) => engine.all().find((f) => f.code === code);
   const codes = () => engine.all().map((f) => f.code);
@@ -134,7 +135,45 @@ describe('ProcessFindings: server-output-buffered (live)', () => {
     h.rules.evaluate({ ...base, owed: [], snapshot });
     h.rules.evaluate({ ...base, snapshot });
     expect(h.find('server-output-buffered')?.count).toBe(2);
-    expect(h.seen).toHaveLength(2);
+    // Raised active, marked inactive when nothing was owed, raised active again.
+    expect(h.seen.map((f) => [f.count, f.active])).toEqual([
+      [1, true],
+      [1, false],
+      [2, true],
+    ]);
+  });
+
+  it('the finding goes inactive when its condition stops holding (a near-miss after it fired)', () => {
+    const h = make();
+    h.rules.evaluate({ ...base, snapshot: snap(T, bufferedRoot()) });
+    expect(h.find('server-output-buffered')?.active).toBe(true);
+    h.rules.evaluate({
+      ...base,
+      tick: tick(T + 100, { lastStdoutByteAt: 900 }),
+      snapshot: snap(T + 100, bufferedRoot({ cpuPercent: 40 })),
+    });
+    expect(h.find('server-output-buffered')).toMatchObject({ active: false, count: 1 });
+  });
+
+  it('no fresh sample says nothing either way: the episode stays as it is', () => {
+    const h = make();
+    h.rules.evaluate({ ...base, snapshot: snap(T, bufferedRoot()) });
+    // Stale, then missing: neither ends the episode nor marks the finding inactive…
+    h.rules.evaluate({
+      ...base,
+      tick: tick(T + 2000, { lastStdoutByteAt: 900 }),
+      snapshot: snap(T, bufferedRoot()),
+    });
+    h.rules.evaluate({ ...base, tick: tick(T + 2100, { lastStdoutByteAt: 900 }), snapshot: null });
+    expect(h.find('server-output-buffered')?.active).toBe(true);
+    // …so a fresh sample still in the condition is the same episode, not a new one.
+    h.rules.evaluate({
+      ...base,
+      tick: tick(T + 2200, { lastStdoutByteAt: 900 }),
+      snapshot: snap(T + 2200, bufferedRoot()),
+    });
+    expect(h.find('server-output-buffered')?.count).toBe(1);
+    expect(h.seen).toHaveLength(1);
   });
 
   it('still fires with a zombie child (exited, not reaped: not working)', () => {
@@ -298,6 +337,18 @@ describe('ProcessFindings: server-busy', () => {
       cpuPercent: 95,
       ms: 2000,
     });
+  });
+
+  it('raised active; inactive once the server is off CPU', () => {
+    const h = make();
+    run(h, [
+      [1000, 10_000, 95],
+      [2000, 10_950, 95],
+      [3000, 11_900, 95],
+    ]);
+    expect(h.find('server-busy')?.active).toBe(true);
+    run(h, [[3500, 11_910, 2]]);
+    expect(h.find('server-busy')).toMatchObject({ active: false, count: 1 });
   });
 
   it('does not fire at 1.9 s', () => {
@@ -533,7 +584,7 @@ describe('writeProofOf', () => {
     expect(proof).toEqual({
       text:
         'pid 5000 is blocked in write(1, 1,000,000 B) for 3.1 s (wchan pipe_write): the pipe is ' +
-        'full; the reader is not reading',
+        'full; the reader is not reading (paused)',
       blockedMs: 3100,
       evidence: {
         pid: ROOT,
@@ -546,7 +597,7 @@ describe('writeProofOf', () => {
       },
     });
     expect(writeProofOf(snap(T, root), tick(T, { readerMode: 'naive' }))?.text).toContain(
-      'the reader is naive',
+      'the reader reads (naive) but the pipe stays full',
     );
   });
 
@@ -568,7 +619,7 @@ describe('writeProofOf', () => {
     expect(proof?.text).toBe(
       'pid 5000 is idle in its event loop with a non-blocking stdout and writes nothing after ' +
         '1,048,576 B written: the runtime holds the rest of its output in memory; the reader is ' +
-        'not reading',
+        'not reading (drain)',
     );
     expect(proof?.blockedMs).toBe(0);
     expect(proof?.evidence).toMatchObject({ pid: ROOT, syscall: { name: 'epoll_wait' } });
