@@ -128,7 +128,8 @@ export interface TraceFindingEvent extends Base {
   code: FindingCode;
   level: FindingLevel;
   message: string;
-  /** Episodes so far (the engine folds recurrences into one finding). */
+  /** Episodes so far (the engine folds recurrences into one finding); 0: taken back (later
+   *  evidence showed it wrong, e.g. a late answer that was flushed at exit). */
   count: number;
   firstAt: number;
   lastAt: number;

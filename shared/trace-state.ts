@@ -118,6 +118,7 @@ export function findingsAt(events: readonly TraceFindingEvent[], t: number): Liv
     latest.set(e.requestId === undefined ? e.code : `${e.code}#${String(e.requestId)}`, e);
   }
   return [...latest.values()]
+    .filter((e) => e.count > 0) // a count of 0: the finding was taken back
     .sort((a, b) => a.firstAt - b.firstAt)
     .map((e) => ({
       code: e.code,

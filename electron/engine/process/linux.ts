@@ -111,7 +111,6 @@ export function parseSyscall(
 export class LinuxCache {
   sampleNo = 0;
   readonly procs = new Map<string, ProcCache>();
-  readonly flags = new Map<string, { at: number; flags: number | null }>();
   readonly children = new Map<string, { at: number; kids: number[] }>();
   readonly stdio = new Map<string, { at: number; stdio: RawStdio[] }>();
   private live = new Set<string>();
@@ -130,7 +129,7 @@ export class LinuxCache {
   }
 
   end(): void {
-    for (const m of [this.procs, this.flags, this.children, this.stdio]) {
+    for (const m of [this.procs, this.children, this.stdio]) {
       for (const k of m.keys()) if (!this.live.has(k)) m.delete(k);
     }
   }
@@ -221,12 +220,12 @@ function readStdio(pid: number, cache: LinuxCache, identity: string): RawStdio[]
   cache.touch(key);
   const seen = cache.stdio.get(key);
   if (seen && cache.fresh(seen.at)) return seen.stdio;
-  const stdio = readStdioNow(pid, cache, identity);
+  const stdio = readStdioNow(pid);
   cache.stdio.set(key, { at: cache.sampleNo, stdio });
   return stdio;
 }
 
-function readStdioNow(pid: number, cache: LinuxCache, identity: string): RawStdio[] {
+function readStdioNow(pid: number): RawStdio[] {
   const out: RawStdio[] = [];
   for (const fd of [0, 1, 2] as const) {
     let target: string | null = null;
@@ -235,18 +234,8 @@ function readStdioNow(pid: number, cache: LinuxCache, identity: string): RawStdi
     } catch {
       // closed, or not ours to read
     }
-    let nonBlocking: boolean | null = null;
-    if (target !== null) {
-      const key = `${identity}/${fd}/${target}`;
-      cache.touch(key);
-      let seen = cache.flags.get(key);
-      if (!seen || !cache.fresh(seen.at)) {
-        seen = { at: cache.sampleNo, flags: fdFlags(pid, fd) };
-        cache.flags.set(key, seen);
-      }
-      nonBlocking = seen.flags === null ? null : (seen.flags & O_NONBLOCK) !== 0;
-    }
-    out.push({ fd, target, nonBlocking });
+    const flags = target === null ? null : fdFlags(pid, fd);
+    out.push({ fd, target, nonBlocking: flags === null ? null : (flags & O_NONBLOCK) !== 0 });
   }
   return out;
 }

@@ -91,7 +91,8 @@ export function macosSource(): ProcessSource {
         execFile(
           'ps',
           ['-A', '-o', 'pid=,ppid=,stat=,%cpu=,wchan=,command='],
-          { timeout: 2000, maxBuffer: 8 * 1024 * 1024 },
+          // The C locale: ps prints CPU % with the locale's decimal mark otherwise.
+          { timeout: 2000, maxBuffer: 8 * 1024 * 1024, env: { ...process.env, LC_ALL: 'C' } },
           (err, stdout) => resolve(err ? null : treeFromPs(parsePs(stdout), rootPid)),
         );
       }),

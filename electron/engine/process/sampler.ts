@@ -60,6 +60,8 @@ export class ProcessSampler {
   /** The server's stdio as it was at the first sample: Pipescope's ends, by construction. */
   private rootStdio: Map<number, string> | null = null;
   latest: ProcessSnapshot | null = null;
+  /** Commands of the tree being sampled (pid → command), for the pipes' holders. */
+  private commands = new Map<number, string>();
   samples = 0;
   /** Wall time spent reading samples (the reads are synchronous: it is their CPU cost). */
   spentMs = 0;
@@ -120,6 +122,7 @@ export class ProcessSampler {
       );
     }
     const pids = [...raw.processes.map((p) => p.pid), process.pid];
+    this.commands = new Map(raw.processes.map((p) => [p.pid, p.command]));
     for (const p of raw.processes) {
       alive.add(p.identity);
       processes.push(await this.sampleOf(p, t, pids, raw.rootPid));
@@ -242,7 +245,8 @@ export class ProcessSampler {
     return peer;
   }
 
+  /** The command of a process of the tree being sampled now. */
   private commandOf(pid: number): string | null {
-    return this.latest?.processes.find((p) => p.pid === pid)?.command ?? null;
+    return this.commands.get(pid) ?? null;
   }
 }

@@ -82,7 +82,12 @@ export class FindingsEngine {
    *  fact flushed at exit is no ignored cancellation); true when there was one. */
   retract(code: FindingCode, requestId?: string | number): boolean {
     const key = requestId === undefined ? code : `${code}#${String(requestId)}`;
-    return this.findings.delete(key);
+    const f = this.findings.get(key);
+    if (!f) return false;
+    this.findings.delete(key);
+    // Listeners hear it as a count of 0: a trace records it, and what reads the trace drops it.
+    this.onFinding({ ...f, count: 0 }, false);
+    return true;
   }
 
   has(code: FindingCode): boolean {

@@ -48,7 +48,9 @@ export function writeProofOf(snap: ProcessSnapshot | null, s: TickState): WriteP
   const root = snap?.processes[0];
   if (!root || !snap || s.t - snap.t > STALE_MS) return null;
   const a = root.activity;
-  const reader = s.readingStdout ? `the reader is ${s.readerMode}` : 'the reader is not reading';
+  const reader = s.readingStdout
+    ? `the reader reads (${s.readerMode}) but the pipe stays full`
+    : `the reader is not reading (${s.readerMode})`;
   if (a.kind === 'writing' && a.syscall?.fd === 1) {
     const held = a.forMs ?? 0;
     return {

@@ -308,7 +308,9 @@ export function foldFindings(events: readonly TraceFindingEvent[]): Finding[] {
   for (const e of events) {
     latest.set(e.requestId === undefined ? e.code : `${e.code}#${String(e.requestId)}`, e);
   }
-  return foldByCode([...latest.values()].sort((a, b) => a.firstAt - b.firstAt));
+  // A count of 0 is a finding taken back (FindingsEngine.retract).
+  const kept = [...latest.values()].filter((e) => e.count > 0);
+  return foldByCode(kept.sort((a, b) => a.firstAt - b.firstAt));
 }
 
 function idKey(id: string | number): string {
