@@ -1,7 +1,13 @@
 import { defineConfig } from 'vitest/config';
 
-// Two projects: `unit` (pure, beside the source) and `integration` (real processes
-// through the built engine in dist/, so `npm test` builds first).
+// Projects: `unit` (pure, beside the source), `integration` (real processes through the
+// built engine in dist/, so `npm test` builds first), `integration-alone` (the same, one file
+// at a time) and `e2e` (Chromium against browser mode).
+const ALONE = [
+  'test/integration/process-evidence.test.ts',
+  'test/integration/demo-scenarios.test.ts',
+];
+
 export default defineConfig({
   test: {
     projects: [
@@ -21,12 +27,28 @@ export default defineConfig({
         test: {
           name: 'integration',
           include: ['test/integration/**/*.test.ts'],
+          exclude: ALONE,
           environment: 'node',
           testTimeout: 30_000,
           hookTimeout: 30_000,
           // Real child processes and worker threads: keep the 2-core machine honest.
           maxWorkers: 2,
           sequence: { groupOrder: 1 },
+        },
+      },
+      {
+        test: {
+          // Integration files whose servers burn a core on purpose (CPU-bound tools) or judge
+          // by process state: one at a time, after the others, so that neither starves the
+          // timing of the other (a spinning server beside a 1 s probe deadline).
+          name: 'integration-alone',
+          include: ALONE,
+          environment: 'node',
+          testTimeout: 30_000,
+          hookTimeout: 30_000,
+          maxWorkers: 1,
+          fileParallelism: false,
+          sequence: { groupOrder: 2 },
         },
       },
       {
@@ -39,7 +61,7 @@ export default defineConfig({
           // One browser at a time on a 2-core machine.
           maxWorkers: 1,
           fileParallelism: false,
-          sequence: { groupOrder: 2 },
+          sequence: { groupOrder: 3 },
         },
       },
     ],
