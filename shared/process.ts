@@ -72,6 +72,8 @@ export interface ProcessSample {
   cpuMs: number;
   /** Bytes written by write-like calls (`io` wchar), null where unreadable. */
   writtenBytes: number | null;
+  /** Bytes read by read-like calls (`io` rchar), null where unreadable. */
+  readBytes?: number | null;
   /** Written bytes per second over the last interval. */
   writeRate: number | null;
   threadCount: number;

@@ -158,6 +158,82 @@ describe.skipIf(!linux || !python)('why the pipe is silent (Python servers, /pro
     expect(o.exitCode).toBe(1);
   });
 
+  // Healthy servers that look idle or stuck from one angle (review of issue 19).
+  const pyServer = (tool: string): string[] => [
+    '-c',
+    [
+      'import sys, json, time, threading, subprocess',
+      'def send(i, r): sys.stdout.write(json.dumps({"jsonrpc": "2.0", "id": i, "result": r}) + "\\n"); sys.stdout.flush()',
+      'for line in sys.stdin:',
+      '    m = json.loads(line)',
+      '    if "id" not in m or "method" not in m: continue',
+      '    i = m["id"]',
+      '    if m["method"] == "initialize": send(i, {"protocolVersion": "2025-06-18", "capabilities": {"tools": {}}, "serverInfo": {"name": "h", "version": "1"}})',
+      '    elif m["method"] == "tools/list": send(i, {"tools": [{"name": "go", "inputSchema": {"type": "object"}}]})',
+      '    elif m["method"] == "ping": send(i, {})',
+      `    else: ${tool}`,
+    ].join('\n'),
+  ];
+
+  it('a tool working on a helper thread (asleep 4 s) while the main thread reads stdin: not buffered', {
+    timeout: 20_000,
+  }, async () => {
+    const args = pyServer(
+      'threading.Thread(target=lambda i=i: (time.sleep(4), send(i, {"content": []}))).start()',
+    );
+    const o = await probe('python3', args, { call: 'go', timeoutMs: 8000 });
+    const codes = o.report.findings.map((f) => f.code);
+    for (const c of PROCESS_CODES) expect(codes, c).not.toContain(c);
+    expect(o.report.requests.find((r) => r.method === 'tools/call')?.status).toBe('completed');
+  });
+
+  it('an answer a sleeping tool sends after stdin closed is never called a flush at exit', {
+    timeout: 20_000,
+  }, async () => {
+    // Sleeps 4.5 s in the tool (the probe times it out at ~3.4 s and stops), then answers.
+    const args = pyServer('time.sleep(4.5); send(i, {"content": []})');
+    const o = await probe('python3', args, { call: 'go', timeoutMs: 4000 });
+    const codes = o.report.findings.map((f) => f.code);
+    expect(codes).not.toContain('server-output-buffered');
+  });
+
+  it('a child whose output the server reads slowly is not blocked', {
+    timeout: 20_000,
+  }, async () => {
+    // One 8 MB write by the child; the server reads 64 KiB every 20 ms and answers at the end.
+    const args = pyServer(
+      'p = subprocess.Popen(["python3", "-c", "import sys; sys.stdout.write(\'x\' * 8000000)"], stdout=subprocess.PIPE); ' +
+        '[time.sleep(0.02) for _ in iter(lambda: p.stdout.read(65536), b"")]; p.wait(); send(i, {"content": []})',
+    );
+    const o = await probe('python3', args, { call: 'go', timeoutMs: 10_000 });
+    const codes = o.report.findings.map((f) => f.code);
+    expect(codes).not.toContain('subprocess-blocked');
+    expect(o.report.requests.find((r) => r.method === 'tools/call')?.status).toBe('completed');
+  });
+
+  it('behind a wrapper (sh -c): the rules look at the server under it', {
+    timeout: 20_000,
+  }, async () => {
+    const o = await probe('sh', ['-c', `python3 ${fixture('cpu_bound.py')}; true`], {
+      call: 'crunch',
+      callArgs: { seconds: 10 },
+    });
+    const f = only(o.report.findings, 'server-busy');
+    expect(f.evidence?.command).toContain('cpu_bound.py');
+    expect(f.evidence?.pid).not.toBe(o.report.server.pid);
+  });
+
+  it('an initialize answered with no InitializeResult: handshake-failed and exit 1', {
+    timeout: 20_000,
+  }, async () => {
+    const o = await probe('python3', [
+      '-c',
+      'import sys, json\nfor line in sys.stdin:\n    m = json.loads(line)\n    if "id" in m: print(json.dumps({"jsonrpc": "2.0", "id": m["id"], "result": {}}), flush=True)',
+    ]);
+    only(o.report.findings, 'handshake-failed');
+    expect(o.exitCode).toBe(1);
+  });
+
   it('a healthy Python server: none of the process codes', { timeout: 20_000 }, async () => {
     const o = await probe('python3', [fixture('healthy.py')], {
       call: 'echo',

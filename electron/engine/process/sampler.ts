@@ -20,6 +20,8 @@ import { classOf } from './syscalls.js';
 
 export const SLOW_MS = 500;
 export const FAST_MS = 100;
+/** The share of one core the sampler may spend (its cadence stretches to stay under it). */
+const COST_SHARE = 0.01;
 /** How long a pipe's holders are trusted before they are looked up again (ms). */
 const HOLDERS_TTL_MS = 2000;
 
@@ -63,8 +65,9 @@ export class ProcessSampler {
   /** Commands of the tree being sampled (pid → command), for the pipes' holders. */
   private commands = new Map<number, string>();
   samples = 0;
-  /** Wall time spent reading samples (the reads are synchronous: it is their CPU cost). */
+  /** Time spent reading and building samples (the reads are synchronous: their CPU cost). */
   spentMs = 0;
+  private lastCostMs = 0;
 
   constructor(private readonly o: SamplerOptions) {}
 
@@ -89,16 +92,28 @@ export class ProcessSampler {
   private tick(): void {
     if (this.busy || this.pid === null) return;
     const t = this.o.now();
-    if (t - this.lastAt < SLOW_MS && !this.o.urgent()) return;
+    // The cadence, stretched so that reading costs at most COST_SHARE of a core: a large tree
+    // (a browser's) is sampled less often, never at a price (the slack absorbs timer jitter).
+    const gap = Math.max(this.o.urgent() ? FAST_MS : SLOW_MS, this.lastCostMs / COST_SHARE);
+    if (t - this.lastAt < gap - 10) return;
     this.lastAt = t;
     this.busy = true;
     const started = performance.now();
+    const spentBefore = this.o.source.spentMs?.() ?? null;
     void this.o.source
       .sample(this.pid)
       .then(async (raw) => {
         if (!raw || this.pid === null) return;
+        const builtAt = performance.now();
         const snapshot = await this.build(raw, this.o.now());
-        this.spentMs += performance.now() - started;
+        // The reads' own time where the source counts it (its slices wait between them), else
+        // the whole wall time; plus building the snapshot.
+        const reads =
+          spentBefore === null
+            ? builtAt - started
+            : (this.o.source.spentMs?.() ?? spentBefore) - spentBefore;
+        this.lastCostMs = reads + (performance.now() - builtAt);
+        this.spentMs += this.lastCostMs;
         this.samples += 1;
         this.latest = snapshot;
         this.o.onSample(snapshot);
@@ -129,8 +144,11 @@ export class ProcessSampler {
     }
     // Forget what belongs to processes that are gone (bounded by the tree's size).
     for (const k of this.previous.keys()) if (!alive.has(k)) this.previous.delete(k);
-    for (const k of this.calls.keys())
-      if (!alive.has(k.slice(0, k.lastIndexOf('/')))) this.calls.delete(k);
+    // ...and to threads that are gone (a thread per request must not grow this for good).
+    const threads = new Set(
+      raw.processes.flatMap((p) => p.threads.map((th) => `${p.identity}/${th.tid}`)),
+    );
+    for (const k of this.calls.keys()) if (!threads.has(k)) this.calls.delete(k);
     return { t, rootPid: raw.rootPid, processes, omitted: raw.omitted };
   }
 
@@ -167,6 +185,7 @@ export class ProcessSampler {
       cpuPercent: cpuPercent === null ? null : Math.round(cpuPercent * 10) / 10,
       cpuMs: p.cpuMs ?? 0,
       writtenBytes: p.writtenBytes,
+      readBytes: p.readBytes,
       writeRate: writeRate === null ? null : Math.round(writeRate),
       threadCount: p.threadCount,
       threads: p.threads.map(({ tid, state, wchan, syscall }) => ({ tid, state, wchan, syscall })),

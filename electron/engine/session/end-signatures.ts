@@ -15,12 +15,18 @@ import type { FindingsEngine } from './findings-engine.js';
 /** An answer this close before stdout's end was flushed by the exit (ms): a runtime flushes
  *  stdio at exit within milliseconds; the rest is a loaded machine's slack. */
 const END_MS = 500;
+/** A buffered answer flushed by stdin's EOF comes right after it: the read returns, the loop
+ *  ends, the runtime flushes. One later than this was written by something still working. */
+const AFTER_CLOSE_MS = 500;
 
 export interface EndSignatureHooks {
   /** When the server was last seen working on CPU (null: never, or no process evidence). */
   lastBusyAt?(): number | null;
   /** How many of our own requests came back from the server (stdout echoing stdin). */
   echoes?(): number;
+  /** Whether the newest process sample showed the server waiting on stdin, and when it last
+   *  did (null: no process evidence). */
+  stdinWait?(): { now: boolean; lastAt: number | null } | null;
   /** A held answer turned out late after all: count it and judge it (cancel-ignored). */
   late(r: RequestRecord): void;
   /** An answer already counted late turned out flushed at exit: take it back. */
@@ -30,6 +36,8 @@ export interface EndSignatureHooks {
 export class EndSignatures {
   private stopAskedAt: number | null = null;
   private readingAtStop = true;
+  /** What the process showed when the stop was asked (null: no process evidence). */
+  private waitAtStop: { now: boolean; lastAt: number | null } | null = null;
   private readonly held: RequestRecord[] = [];
   private handshakeRaised = false;
 
@@ -46,6 +54,7 @@ export class EndSignatures {
     if (this.stopAskedAt !== null) return;
     this.stopAskedAt = t;
     this.readingAtStop = hostReading;
+    this.waitAtStop = this.hooks.stdinWait?.() ?? null;
   }
 
   /** Whether the answer to a cancelled or timed-out request, arriving at `t`, must wait for the
@@ -53,6 +62,7 @@ export class EndSignatures {
   holdLate(r: RequestRecord, t: number): boolean {
     const asked = this.stopAskedAt;
     if (asked === null || t < asked || r.progressCount > 0 || !this.readingAtStop) return false;
+    if (t - asked > AFTER_CLOSE_MS || this.waitAtStop?.now === false) return false;
     const busyAt = this.hooks.lastBusyAt?.() ?? null;
     if (busyAt !== null && busyAt >= r.sentAt) return false;
     if (asked - r.sentAt < this.budgets.outputBufferedMs) return false;
@@ -103,9 +113,15 @@ export class EndSignatures {
       const busyAt = this.hooks.lastBusyAt?.() ?? null;
       if (busyAt !== null && busyAt >= r.sentAt) continue;
       if (this.stopAskedAt !== null && at >= this.stopAskedAt) {
-        if (!this.readingAtStop) continue;
+        // The host held it back, it came too long after stdin's EOF, or the server was seen
+        // doing something else than waiting for input: not a flush at exit.
+        if (!this.readingAtStop || at - this.stopAskedAt > AFTER_CLOSE_MS) continue;
+        if (this.waitAtStop?.now === false) continue;
         flushed.push({ r, at, how: 'only once its stdin was closed, just before stdout ended' });
       } else if (exitedOnItsOwn) {
+        // With process evidence, only a server seen waiting on stdin while it owed the answer.
+        const wait = this.hooks.stdinWait?.() ?? null;
+        if (wait !== null && (wait.lastAt === null || wait.lastAt < r.sentAt)) continue;
         flushed.push({ r, at, how: 'only as the server exited, just before stdout ended' });
       }
     }

@@ -55,6 +55,7 @@ export class SessionEvidence {
       unlate: (r) => o.end.unlate(r),
       lastBusyAt: () => this.rules.lastBusyAt,
       echoes: () => o.echoes?.() ?? 0,
+      stdinWait: () => (this.sampler ? this.rules.stdinWait : null),
     });
     this.sampler = o.config.processSampling
       ? new ProcessSampler({
@@ -80,6 +81,8 @@ export class SessionEvidence {
         this.stdoutEndAt = at;
       }) as (...args: unknown[]) => void),
     );
+    // After the exit there is nothing to sample (and the pid may be another process's soon).
+    store.add(listen(t, 'exit', () => this.stop()));
     store.add(toDisposable(() => this.stop()));
     return store;
   }

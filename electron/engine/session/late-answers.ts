@@ -26,7 +26,9 @@ export class LateAnswers implements EndSignatureHooks {
   arrived(r: RequestRecord): void {
     this.count += 1;
     if (this.cancelledUnread(r.id)) return;
-    const after = Math.round(this.now() - (r.cancelledAt ?? r.sentAt));
+    // From when the answer arrived (one held back until the end is judged later than that).
+    const arrived = r.latencyMs === null ? this.now() : r.sentAt + r.latencyMs;
+    const after = Math.round(arrived - (r.cancelledAt ?? r.sentAt));
     this.findings.raise(
       'cancel-ignored',
       `request ${String(r.id)} (${r.method}) was answered ${after} ms after its cancellation`,

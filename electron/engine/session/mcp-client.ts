@@ -51,8 +51,17 @@ export async function initialize(session: Session, timeoutMs?: number): Promise<
     { timeoutMs },
   );
   const parsed = InitializeResultSchema.safeParse(raw);
-  if (!parsed.success)
-    throw new McpFlowError(`initialize result is malformed: ${parsed.error.message}`, null);
+  if (!parsed.success) {
+    const why = `initialize result is malformed: ${parsed.error.message}`;
+    // An answer that is no InitializeResult is a handshake that failed (DESIGN.md: a probe
+    // that cannot initialize is never a pass).
+    session.findings.raise(
+      'handshake-failed',
+      `initialize was answered, but not with an InitializeResult: ${parsed.error.message.slice(0, 300)}`,
+      session.now(),
+    );
+    throw new McpFlowError(why, null);
+  }
   await session.notify('notifications/initialized');
   return parsed.data;
 }

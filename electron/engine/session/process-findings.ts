@@ -72,6 +72,47 @@ export function writeProofOf(snap: ProcessSnapshot | null, s: TickState): WriteP
   return null;
 }
 
+/**
+ * The process that is the server: the root, or behind wrappers (`sh -c`, npx, `uv run`) the one
+ * process under it that holds the same stdout while the wrapper only waits (a wrapper's own
+ * activity says nothing about the server's).
+ */
+export function serverOf(snap: ProcessSnapshot): ProcessSample | undefined {
+  let cur = snap.processes[0];
+  const out = cur?.stdio.find((x) => x.fd === 1)?.target;
+  if (!cur || !out) return cur;
+  for (let hops = 0; hops < 4; hops += 1) {
+    const parent: ProcessSample = cur;
+    const heirs = snap.processes.filter(
+      (p) =>
+        p.ppid === parent.pid && p.state !== 'Z' && p.stdio.find((x) => x.fd === 1)?.target === out,
+    );
+    const waits = ['waiting-child', 'event-loop', 'sleeping'].includes(parent.activity.kind);
+    if (heirs.length !== 1 || !waits || (parent.cpuPercent ?? 0) >= IDLE_CPU_PERCENT) break;
+    cur = heirs[0];
+  }
+  return cur;
+}
+
+/** The live processes under `p` in a sample. */
+export function descendantsOf(snap: ProcessSnapshot, p: ProcessSample): ProcessSample[] {
+  const out: ProcessSample[] = [];
+  const parents = new Set([p.pid]);
+  for (const q of snap.processes) {
+    if (parents.has(q.ppid) && q.pid !== p.pid) {
+      parents.add(q.pid);
+      if (q.state !== 'Z') out.push(q);
+    }
+  }
+  return out;
+}
+
+/** The main thread blocked reading stdin: a server waiting for its next request. */
+function readingStdin(p: ProcessSample): boolean {
+  const a = p.activity;
+  return a.kind === 'reading' && a.tid === p.pid && a.syscall?.fd === 0;
+}
+
 export interface ProcessRuleInput {
   tick: TickState;
   /** Requests still owed an answer, oldest first. */
@@ -85,6 +126,11 @@ export class ProcessFindings {
   private busySince: { t: number; cpuMs: number } | null = null;
   /** The last time the server was seen working on CPU for a while (the end signatures ask). */
   lastBusyAt: number | null = null;
+  /** Whether the newest fresh sample showed the server waiting on stdin, and when it last did
+   *  (null: no sample yet). The end signatures ask. */
+  stdinWait: { now: boolean; lastAt: number | null } | null = null;
+  /** Per pid, its bytes read and since when they have not moved (is a pipe's reader draining?). */
+  private readonly reads = new Map<number, { bytes: number | null; since: number }>();
 
   constructor(
     private readonly budgets: Budgets,
@@ -104,10 +150,13 @@ export class ProcessFindings {
 
   evaluate({ tick: s, owed, snapshot }: ProcessRuleInput): void {
     const snap = snapshot !== null && s.t - snapshot.t <= STALE_MS ? snapshot : null;
-    const root = snap?.processes[0];
+    const root = snap ? serverOf(snap) : undefined;
     const live = s.alive && !s.stdoutEnded;
     // No fresh sample says nothing either way: every episode stays as it is.
     if (!snap || !root) return;
+    this.noteReads(snap);
+    const waiting = readingStdin(root);
+    this.stdinWait = { now: waiting, lastAt: waiting ? snap.t : (this.stdinWait?.lastAt ?? null) };
     if (!live || owed.length === 0) {
       // Nothing owed any more (answered, timed out): the conditions behind the findings ended.
       for (const rule of this.active) this.findings.setActive(rule, false);
@@ -124,6 +173,23 @@ export class ProcessFindings {
     this.bufferedRule(snap, root, s, what, Math.min(quietFor, owedFor));
   }
 
+  private noteReads(snap: ProcessSnapshot): void {
+    const seen = new Set<number>();
+    for (const p of snap.processes) {
+      seen.add(p.pid);
+      const bytes = p.readBytes ?? null;
+      const was = this.reads.get(p.pid);
+      if (!was || was.bytes !== bytes) this.reads.set(p.pid, { bytes, since: snap.t });
+    }
+    for (const pid of this.reads.keys()) if (!seen.has(pid)) this.reads.delete(pid);
+  }
+
+  /** How long `pid` has read nothing (ms); unknown bytes (no io file) cannot veto: Infinity. */
+  private readIdleFor(pid: number, t: number): number {
+    const r = this.reads.get(pid);
+    return r && r.bytes !== null ? t - r.since : Number.POSITIVE_INFINITY;
+  }
+
   private subprocessRule(
     snap: ProcessSnapshot,
     root: ProcessSample,
@@ -131,14 +197,19 @@ export class ProcessFindings {
     t: number,
   ): void {
     const b = this.budgets;
-    const child = snap.processes.find(
+    const child = descendantsOf(snap, root).find(
       (p) =>
-        p.depth > 0 &&
         p.activity.kind === 'writing' &&
         (p.activity.forMs ?? 0) >= b.subprocessBlockedMs &&
         /^(pipe|socket):/.test(p.activity.fdTarget ?? '') &&
         // Writing to the server's own stdout (Pipescope's end) is the host's pipe, not a child's.
-        p.stdio.find((x) => x.target === p.activity.fdTarget)?.peer?.pid !== process.pid,
+        p.stdio.find((x) => x.target === p.activity.fdTarget)?.peer?.pid !== process.pid &&
+        // A write that a reader is draining slowly also lasts (wchar moves only when it returns):
+        // the pipe's reader — or, where /proc cannot name it, the server — has read nothing.
+        this.readIdleFor(
+          p.stdio.find((x) => x.target === p.activity.fdTarget)?.peer?.pid ?? root.pid,
+          t,
+        ) >= b.subprocessBlockedMs,
     );
     this.episode('subprocess-blocked', child !== undefined, () => {
       if (!child) return;
@@ -211,8 +282,17 @@ export class ProcessFindings {
   ): void {
     const b = this.budgets;
     const a = root.activity;
-    const others = snap.processes.filter((p) => p.depth > 0 && p.state !== 'Z');
+    const others = descendantsOf(snap, root);
+    // Threads other than the main one must be parked (futex): one asleep in a timer or waiting
+    // on a socket is a tool still at work, whatever the main thread waits for.
+    const helpersParked = root.threads.every(
+      (t) =>
+        t.tid === root.pid ||
+        (t.state !== 'R' &&
+          (t.syscall === null || (t.syscall !== 'running' && t.syscall.name === 'futex'))),
+    );
     const idle =
+      helpersParked &&
       s.readingStdout &&
       a.kind === 'reading' &&
       a.tid === root.pid &&
