@@ -241,7 +241,7 @@ describe('ProcessSampler: cadence', () => {
     h.sampler.stop();
   });
 
-  it('does not start a sample while one is still being read', async () => {
+  it('does not start a sample while one is still being read; a slow one stretches the cadence', async () => {
     let release: (t: RawTree) => void = () => {};
     const sample = vi.fn(
       () =>
@@ -262,6 +262,12 @@ describe('ProcessSampler: cadence', () => {
     release(tree(proc(ROOT)));
     await vi.advanceTimersByTimeAsync(100);
     expect(snaps).toHaveLength(1);
+    // That sample cost a second (this source does not count its reads: its wall time is the
+    // cost): the cadence stretches to keep the sampler at 1 % of a core, 100 s.
+    expect(sample).toHaveBeenCalledTimes(1);
+    await vi.advanceTimersByTimeAsync(98_000);
+    expect(sample).toHaveBeenCalledTimes(1);
+    await vi.advanceTimersByTimeAsync(3000);
     expect(sample).toHaveBeenCalledTimes(2);
     sampler.stop();
   });

@@ -61,6 +61,8 @@ export interface ProcessSource {
   readonly availability: ProcessAvailability;
   /** One sample of the tree under `rootPid` (the root included); null when the root is gone. */
   sample(rootPid: number): Promise<RawTree | null>;
+  /** Time its synchronous reads have taken so far (ms), where the source counts it. */
+  spentMs?(): number;
   /** Which of `pids` hold an fd naming `target` (`pipe:[ino]`), with the access mode. */
   holders(target: string, pids: readonly number[]): Promise<Holder[]>;
 }

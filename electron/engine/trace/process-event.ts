@@ -99,5 +99,5 @@ export function processEvent(
 
 /** A finding's evidence as recorded: its command line redacted, the rest as it was. */
 export function redactEvidence(e: FindingEvidence, redactor: Redactor): FindingEvidence {
-  return typeof e.command === 'string' ? { ...e, command: redactor.text(e.command) } : { ...e };
+  return redactor.evidence(e);
 }

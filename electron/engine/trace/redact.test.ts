@@ -144,3 +144,35 @@ describe('large and nested texts', () => {
     expect(on().text(chain).endsWith('token=***')).toBe(true);
   });
 });
+
+describe('Redactor.report and evidence', () => {
+  it("redacts a finding's evidence, nested commands included, with the report's secrets", () => {
+    const r = on();
+    const out = r.report({
+      server: {
+        command: 'python3',
+        args: ['srv.py', '--token', 'SECRETVALUE12345'],
+        pid: 1,
+        exit: null,
+      },
+      metrics: {} as never, // only the fields report() reads
+      requests: [],
+      recovery: null,
+      findings: [
+        {
+          code: 'subprocess-blocked',
+          level: 'error',
+          message: 'child of python3 srv.py --token SECRETVALUE12345',
+          evidence: {
+            pid: 2,
+            command: 'python3 srv.py --token SECRETVALUE12345',
+            reader: { pid: 1, command: 'python3 srv.py --token SECRETVALUE12345' },
+          },
+        },
+      ],
+      process: { available: true, samples: 3 },
+    });
+    expect(JSON.stringify(out)).not.toContain('SECRETVALUE12345');
+    expect(out.findings[0].evidence?.pid).toBe(2);
+  });
+});

@@ -208,8 +208,24 @@ export class Redactor {
         command: this.text(report.server.command),
         args: this.args(report.server.args),
       },
-      findings: report.findings.map((f) => ({ ...f, message: this.text(f.message) })),
+      findings: report.findings.map((f) => ({
+        ...f,
+        message: this.text(f.message),
+        ...(f.evidence === undefined ? {} : { evidence: this.evidence(f.evidence) }),
+      })),
     };
+  }
+
+  /** A finding's evidence with every string in it redacted (commands, the reader's, …). */
+  evidence<T extends object>(e: T): T {
+    if (!this.enabled) return e;
+    const walk = (v: unknown, depth: number): unknown => {
+      if (typeof v === 'string') return this.text(v);
+      if (depth > 4 || v === null || typeof v !== 'object') return v;
+      if (Array.isArray(v)) return v.map((x) => walk(x, depth + 1));
+      return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, walk(x, depth + 1)]));
+    };
+    return walk(e, 0) as T;
   }
 
   /** Every environment value becomes `***` (names kept); values are registered as secrets. */
