@@ -68,7 +68,8 @@ describe('probe: verdicts and deadlines', () => {
 
   it('answers held in a slow host queue are not blamed on the server', async () => {
     // 50 ms a message behind a notification flood: the tools/call answer and the recovery
-    // ping arrive in time but are dispatched after their timeouts.
+    // ping arrive in time but are dispatched after their timeouts. 3 s: on a loaded box the
+    // start-up can take a second, and the stall needs its 1 s budget after the flood began.
     const r = await runCli([
       'probe',
       '--json',
@@ -77,7 +78,7 @@ describe('probe: verdicts and deadlines', () => {
       '--consumer-delay-ms',
       '50',
       '--timeout-ms',
-      '2000',
+      '3000',
     ]);
     const report = JSON.parse(r.stdout) as ProbeReport;
     const codes = report.findings.map((f) => f.code);
