@@ -238,7 +238,9 @@ function usableProcess(p: unknown): boolean {
     isObject(p.activity) &&
     isStr(p.activity.kind) &&
     Array.isArray(p.stdio) &&
-    Array.isArray(p.threads)
+    p.stdio.every((x) => isObject(x) && isNum(x.fd)) &&
+    Array.isArray(p.threads) &&
+    p.threads.every((x) => isObject(x) && isNum(x.tid) && isStr(x.state))
   );
 }
 

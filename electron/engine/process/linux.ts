@@ -29,7 +29,8 @@ const O_ACCMODE = 0o3;
 const O_NONBLOCK = 0o4000;
 const COMMAND_CHARS = 200;
 
-const scratch = Buffer.allocUnsafe(8192);
+const SCRATCH_BYTES = 8192;
+const scratch = Buffer.allocUnsafe(SCRATCH_BYTES);
 
 /** The text of a small /proc file, or null when it cannot be read (gone, not ours). */
 export function readSmall(path: string, encoding: 'latin1' | 'utf8' = 'latin1'): string | null {
@@ -115,6 +116,7 @@ export class LinuxCache {
   readonly procs = new Map<string, ProcCache>();
   readonly children = new Map<string, { at: number; kids: number[] }>();
   readonly stdio = new Map<string, { at: number; stdio: RawStdio[] }>();
+  readonly commands = new Map<string, { at: number; command: string }>();
   private live = new Set<string>();
 
   begin(): void {
@@ -131,7 +133,7 @@ export class LinuxCache {
   }
 
   end(): void {
-    for (const m of [this.procs, this.children, this.stdio]) {
+    for (const m of [this.procs, this.children, this.stdio, this.commands]) {
       for (const k of m.keys()) if (!this.live.has(k)) m.delete(k);
     }
   }
@@ -266,17 +268,17 @@ function tids(pid: number): number[] {
   }
 }
 
-const commands = new Map<string, string>();
-
-function commandOf(pid: number, identity: string, statText: string): string {
-  const cached = commands.get(identity);
-  if (cached !== undefined) return cached;
+/** A process's command line, read again every REFRESH samples: a script run through a shim
+ *  (`#!/bin/sh` … exec python3) keeps its pid, start time and comm across the exec. */
+function commandOf(pid: number, identity: string, statText: string, cache: LinuxCache): string {
+  const key = `${identity}/cmdline`;
+  cache.touch(key);
+  const seen = cache.commands.get(key);
+  if (seen && cache.fresh(seen.at)) return seen.command;
   const cmdline = readSmall(`/proc/${pid}/cmdline`, 'utf8');
   const joined = cmdline?.replace(/\0+$/, '').split('\0').join(' ') ?? '';
   const command = (joined === '' ? `[${commOf(statText)}]` : joined).slice(0, COMMAND_CHARS);
-  // Bounded: a cache of command lines, not a record of every process ever seen.
-  if (commands.size > 1024) commands.clear();
-  commands.set(identity, command);
+  cache.commands.set(key, { at: cache.sampleNo, command });
   return command;
 }
 
@@ -286,13 +288,15 @@ function childrenOf(pid: number, tid: number, cache: LinuxCache, identity: strin
   const seen = cache.children.get(key);
   if (tid !== pid && seen && cache.fresh(seen.at)) return seen.kids;
   const text = readSmall(`/proc/${pid}/task/${tid}/children`);
-  const kids = text
+  const words = text
     ? text
         .trim()
         .split(' ')
         .filter((k) => k !== '')
-        .map(Number)
     : [];
+  // A list longer than one read is cut (over ~1,100 children): its last pid may be cut too.
+  if (text !== null && text.length >= SCRATCH_BYTES) words.pop();
+  const kids = words.map(Number);
   cache.children.set(key, { at: cache.sampleNo, kids });
   return kids;
 }
@@ -316,7 +320,7 @@ function readProcess(
     p: {
       pid,
       ppid: stat.ppid,
-      command: commandOf(pid, identity, statText),
+      command: commandOf(pid, identity, statText, cache),
       state: stat.state,
       cpuMs: stat.cpuMs,
       writtenBytes: io.written,

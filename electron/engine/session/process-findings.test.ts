@@ -317,6 +317,38 @@ describe('ProcessFindings: server-busy', () => {
     }
   }
 
+  it('says what the CPU means: a tool on the main thread, other threads, or a start-up', () => {
+    const h = make();
+    run(h, [
+      [1000, 10_000, 95, true],
+      [2000, 10_950, 95, true],
+      [3000, 11_900, 95, true],
+    ]);
+    expect(h.find('server-busy')?.message).toContain(
+      'a CPU-bound tool; a cancellation reaches it only if it checks',
+    );
+    const idleMain = make();
+    run(idleMain, [
+      [1000, 10_000, 95],
+      [2000, 10_950, 95],
+      [3000, 11_900, 95],
+    ]);
+    expect(idleMain.find('server-busy')?.message).toContain('its main thread is free');
+    const startUp = make();
+    for (const [t, cpuMs] of [
+      [1000, 10_000],
+      [2000, 10_950],
+      [3000, 11_900],
+    ]) {
+      startUp.rules.evaluate({
+        tick: tick(t),
+        owed: [{ ...owed(0), method: 'initialize' }],
+        snapshot: snap(t, busyRoot(cpuMs, 95, true)),
+      });
+    }
+    expect(startUp.find('server-busy')?.message).toContain('a slow start-up');
+  });
+
   it('fires after 2 s on CPU (≥ 80 %, on average) with no output', () => {
     const h = make();
     run(h, [
@@ -617,16 +649,16 @@ describe('writeProofOf', () => {
     });
     const proof = writeProofOf(snap(T, root), tick(T, { readingStdout: false }));
     expect(proof?.text).toBe(
-      'pid 5000 is idle in its event loop with a non-blocking stdout and writes nothing after ' +
-        '1,048,576 B written: the runtime holds the rest of its output in memory; the reader is ' +
-        'not reading (drain)',
+      'pid 5000 is idle in its event loop and writes nothing after 1,048,576 B written; its ' +
+        'stdout is non-blocking, so what the pipe does not take waits in its memory, not in ' +
+        'write(); the reader is not reading (drain)',
     );
     expect(proof?.blockedMs).toBe(0);
     expect(proof?.evidence).toMatchObject({ pid: ROOT, syscall: { name: 'epoll_wait' } });
     expect(proof?.evidence).not.toHaveProperty('ms');
     // Unknown bytes written: said without the count.
     expect(writeProofOf(snap(T, { ...root, writtenBytes: null }), tick(T))?.text).toContain(
-      'writes nothing: the runtime',
+      'writes nothing; its stdout is non-blocking',
     );
   });
 

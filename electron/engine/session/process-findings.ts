@@ -64,7 +64,7 @@ export function writeProofOf(snap: ProcessSnapshot | null, s: TickState): WriteP
     const written =
       root.writtenBytes === null ? '' : ` after ${bytesWord(root.writtenBytes)} written`;
     return {
-      text: `pid ${root.pid} is idle in its event loop with a non-blocking stdout and writes nothing${written}: the runtime holds the rest of its output in memory; ${reader}`,
+      text: `pid ${root.pid} is idle in its event loop and writes nothing${written}; its stdout is non-blocking, so what the pipe does not take waits in its memory, not in write(); ${reader}`,
       blockedMs: 0,
       evidence: evidenceOf(root),
     };
@@ -264,8 +264,7 @@ export class ProcessFindings {
         'server-busy',
         `${what}: the server (pid ${root.pid}, ${root.command.slice(0, 60)}) has been on CPU ` +
           `(${Math.round(average)} % of a core on average${runnable ? ', runnable' : ''}) for ` +
-          `${secs(busyFor)} with no output for ${secs(quietFor)}: a CPU-bound tool; a ` +
-          'cancellation reaches it only if it checks',
+          `${secs(busyFor)} with no output for ${secs(quietFor)}: ${busyWhy(root, what)}`,
         t,
         undefined,
         { ...evidenceOf(root, busyFor), cpuPercent: Math.round(average) },
@@ -317,6 +316,14 @@ export class ProcessFindings {
       ),
     );
   }
+}
+
+/** What a busy server's CPU means, by what it owes and which thread burns it. */
+function busyWhy(p: ProcessSample, what: string): string {
+  if (what.includes('(initialize)')) return 'a slow start-up; nothing is answered meanwhile';
+  const main = p.threads.find((t) => t.tid === p.pid);
+  if (main && main.state !== 'R') return 'its other threads are busy; its main thread is free';
+  return 'a CPU-bound tool; a cancellation reaches it only if it checks';
 }
 
 /** The process line of a timeout's forensics: the server and whatever under it is telling. */

@@ -77,6 +77,16 @@ describe('process lines', () => {
     broken.snapshot.processes[0] = { pid: 1 };
     expect(usableEvent(broken)).toBeNull();
     expect(usableEvent({ t: 1, type: 'process', samples: 1, snapshot: null })).toBeNull();
+    // A null among the stdio ends or the threads (the panel reads each one's fd / tid).
+    const nullEnd = JSON.parse(JSON.stringify(e)) as {
+      snapshot: { processes: { stdio: unknown[]; threads: unknown[] }[] };
+    };
+    nullEnd.snapshot.processes[0].stdio = [null];
+    expect(usableEvent(nullEnd)).toBeNull();
+    const nullThread = JSON.parse(JSON.stringify(e)) as typeof nullEnd;
+    nullThread.snapshot.processes[0].threads = [null];
+    expect(usableEvent(nullThread)).toBeNull();
+    expect(usableEvent(JSON.parse(JSON.stringify(e)))).not.toBeNull();
   });
 
   it('evidence keeps its facts and loses its secrets', () => {
