@@ -1,6 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { LinuxCache, parseStat, parseSyscall, readSmall, sampleLinuxTree } from './linux.js';
+import { LinuxCache, readSmall, sampleLinuxTree } from './linux.js';
+import { parseStat, parseSyscall } from './proc-parse.js';
 import { classOf, syscallTable } from './syscalls.js';
 
 const X64 = syscallTable('x64');
