@@ -115,10 +115,12 @@ export function findingsAt(events: readonly TraceFindingEvent[], t: number): Liv
   const latest = new Map<string, TraceFindingEvent>();
   for (const e of events) {
     if (e.t > t) continue;
-    latest.set(e.requestId === undefined ? e.code : `${e.code}#${String(e.requestId)}`, e);
+    const key = e.requestId === undefined ? e.code : `${e.code}#${String(e.requestId)}`;
+    // A count of 0: the finding was taken back (raised again later, it comes after the others).
+    if (e.count === 0) latest.delete(key);
+    else latest.set(key, e);
   }
   return [...latest.values()]
-    .filter((e) => e.count > 0) // a count of 0: the finding was taken back
     .sort((a, b) => a.firstAt - b.firstAt)
     .map((e) => ({
       code: e.code,

@@ -37,6 +37,20 @@ function record(p: Partial<RequestRecord> & Pick<RequestRecord, 'id' | 'method'>
 }
 
 describe('foldFindings', () => {
+  it('a finding taken back and raised again comes after the others, as in the engine', () => {
+    const events: TraceFindingEvent[] = [];
+    const engine = new FindingsEngine(BUDGETS, (f) => events.push(asEvent({ ...f })));
+    engine.raise('invalid-message', '', 0, 1);
+    engine.retract('invalid-message', 1);
+    engine.raise('stdout-pollution', '', 0);
+    engine.raise('invalid-message', '', 0, 1);
+    expect(foldFindings(events).map((f) => f.code)).toEqual([
+      'stdout-pollution',
+      'invalid-message',
+    ]);
+    expect(foldFindings(events)).toEqual(engine.forReport());
+  });
+
   it('folds recorded finding events exactly like FindingsEngine.forReport', () => {
     const raise = fc.record({
       code: fc.constantFrom(...CODES),

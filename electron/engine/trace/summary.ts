@@ -306,11 +306,13 @@ function rebuildRecovery(header: TraceHeader, s: RebuildInput): ProbeReport['rec
 export function foldFindings(events: readonly TraceFindingEvent[]): Finding[] {
   const latest = new Map<string, TraceFindingEvent>();
   for (const e of events) {
-    latest.set(e.requestId === undefined ? e.code : `${e.code}#${String(e.requestId)}`, e);
+    const key = e.requestId === undefined ? e.code : `${e.code}#${String(e.requestId)}`;
+    // A count of 0 is a finding taken back (FindingsEngine.retract): gone, and one raised again
+    // later comes after the others, as in the engine's own map.
+    if (e.count === 0) latest.delete(key);
+    else latest.set(key, e);
   }
-  // A count of 0 is a finding taken back (FindingsEngine.retract).
-  const kept = [...latest.values()].filter((e) => e.count > 0);
-  return foldByCode(kept.sort((a, b) => a.firstAt - b.firstAt));
+  return foldByCode([...latest.values()].sort((a, b) => a.firstAt - b.firstAt));
 }
 
 function idKey(id: string | number): string {
