@@ -21,6 +21,7 @@ export const FINDING_LEVELS = {
   'handshake-failed': 'error',
   'server-output-buffered': 'error',
   'subprocess-blocked': 'error',
+  'host-not-reading': 'error',
   'server-busy': 'warn',
   // Added codes (info/warn only, as the contract allows).
   'dispatch-overflow': 'warn',
@@ -125,6 +126,10 @@ export const FINDING_EXPLANATIONS: Record<FindingCode, string> = {
     'A process under the server is blocked writing a full pipe that the server no longer reads, ' +
     'while an answer is owed: the child waits for the server and the server for the child. ' +
     "Drain a child's output to its end (or to a bounded buffer) while waiting for it.",
+  'host-not-reading':
+    'Seen by tap and attach: the host stopped reading the server\'s stdout. Writes towards the ' +
+    'host waited past the budget, or the server is blocked writing a pipe whose reader is the ' +
+    'host. The server is not at fault: the host must drain stdout while its agent works.',
   'server-busy':
     'An answer is owed and the server is on CPU with no output: a CPU-bound tool. A cancellation ' +
     'reaches it only if it checks; run heavy work off the thread that reads stdin.',

@@ -117,7 +117,11 @@ describe('probe: verdicts and deadlines', () => {
     expect(report.metrics.dispatcherMaxDepth).toBeLessThanOrEqual(SPILL_MAX_FRAMES + 8192);
     const codes = report.findings.map((f) => f.code);
     expect(codes).toContain('stdout-pollution');
-    expect(codes).toContain('dispatch-overflow');
+    // Whether the flood outruns the consumer depends on how loaded the box is (it did not, once,
+    // in CI). What must hold either way: a spill that filled is named, one that did not is not.
+    const filled = report.metrics.dispatcherMaxDepth >= SPILL_MAX_FRAMES;
+    console.log(`[flood] max depth ${report.metrics.dispatcherMaxDepth}, spill filled: ${filled}`);
+    expect(codes.includes('dispatch-overflow')).toBe(filled);
   });
 
   it('probe --json still prints its report when the server exits on the cancellation', async () => {
