@@ -65,6 +65,7 @@ interface Harness {
 function make(
   script: RawTree[] | ((i: number) => RawTree | null),
   held: (target: string, pids: readonly number[]) => Holder[] = () => [],
+  ownsRootStdio?: boolean,
 ): Harness {
   let i = 0;
   let urgent = false;
@@ -81,6 +82,7 @@ function make(
     now: () => Date.now(),
     urgent: () => urgent,
     onSample: (s) => snaps.push(s),
+    ownsRootStdio,
   });
   return {
     sampler,
@@ -347,6 +349,19 @@ describe('ProcessSampler: stdio peers', () => {
     }
     expect(stdio[1]).toMatchObject({ fd: 1, target: 'pipe:[11]', nonBlocking: true });
     expect(h.holders).not.toHaveBeenCalled();
+    h.sampler.stop();
+  });
+
+  it("a root some other host started (attach): its ends are looked up, never called Pipescope's", async () => {
+    const held = (target: string): Holder[] =>
+      target === 'pipe:[11]' ? [{ pid: 4242, fd: 9, mode: 'read' }] : [];
+    const h = make([tree(proc(ROOT, { stdio: rootStdio }))], held, false);
+    h.sampler.start(ROOT);
+    await run(0);
+    const [, out, err] = h.snaps[0].processes[0].stdio;
+    expect(out.peer).toMatchObject({ pid: 4242, note: 'holds the read end as fd 9' });
+    expect(err.peer).toBeNull();
+    expect(h.holders).toHaveBeenCalledTimes(3);
     h.sampler.stop();
   });
 

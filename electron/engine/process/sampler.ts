@@ -32,6 +32,10 @@ export interface SamplerOptions {
   /** Sample fast now: a response is owed and stdout has been quiet a while. */
   urgent(): boolean;
   onSample(snapshot: ProcessSnapshot): void;
+  /** Whether Pipescope spawned the root on its stdio, so that the other ends are its own
+   *  (default true: a session's child). `pipescope attach` samples a process some other host
+   *  started: false, and its ends are looked up like any other pipe's. */
+  ownsRootStdio?: boolean;
 }
 
 interface CallSeen {
@@ -131,7 +135,7 @@ export class ProcessSampler {
     const alive = new Set<string>();
     const processes: ProcessSample[] = [];
     if (this.rootStdio === null) {
-      const root = raw.processes[0];
+      const root = this.o.ownsRootStdio === false ? undefined : raw.processes[0];
       this.rootStdio = new Map(
         (root?.stdio ?? []).flatMap((s) => (s.target ? [[s.fd, s.target] as const] : [])),
       );
