@@ -1,20 +1,68 @@
 /**
- * The JSONC parser of the config importers (import.ts): JSON plus comments and trailing
- * commas, which VS Code's mcp.json allows. Pure: no Node, no DOM. Errors name the file, line and
- * column, and never quote the file's text back (it may hold a secret).
+ * The JSONC parser of the config importers (import.ts) and of `tap install` (tap-config.ts):
+ * JSON plus comments and trailing commas, which VS Code's mcp.json allows. Pure: no Node, no
+ * DOM. Errors name the file, line and column, and never quote the file's text back (it may hold
+ * a secret).
  */
 
 /** A JSON object as the importers read it (parseJsonc gives each a null prototype). */
 export type JsonObject = Record<string, unknown>;
 
+/**
+ * A parsed value with where it lies in the text: `start` is the offset of its first character,
+ * `end` the offset just past its last (so `text.slice(start, end)` is the value as written).
+ * tap-config.ts edits a config by replacing such spans, never by re-serialising it.
+ */
+export type JsonNode =
+  | { kind: 'object'; start: number; end: number; members: JsonMember[] }
+  | { kind: 'array'; start: number; end: number; items: JsonNode[] }
+  | { kind: 'string'; start: number; end: number; value: string }
+  | { kind: 'number'; start: number; end: number; value: number }
+  | { kind: 'boolean'; start: number; end: number; value: boolean }
+  | { kind: 'null'; start: number; end: number; value: null };
+
+export type JsonObjectNode = Extract<JsonNode, { kind: 'object' }>;
+
+/** One `"key": value` of an object, in the order written (duplicates kept: the last one wins). */
+export interface JsonMember {
+  key: string;
+  keyStart: number;
+  keyEnd: number;
+  value: JsonNode;
+}
+
 const MAX_DEPTH = 256;
 
 /**
- * A small strict parser rather than strip-then-JSON.parse: the error names line and column on
- * every engine, and never quotes the file's text (which may hold a secret) back in the message.
- * Objects have a null prototype, so a `__proto__` key is an ordinary own property.
+ * The value of a JSONC text (see parseJsoncNode). Objects have a null prototype, so a
+ * `__proto__` key is an ordinary own property; of duplicate keys the last value wins, as with
+ * JSON.parse.
  */
 export function parseJsonc(text: string, display: string): unknown {
+  return jsonValue(parseJsoncNode(text, display));
+}
+
+/** The plain value of a node (what parseJsonc returns for the same text). */
+export function jsonValue(node: JsonNode): unknown {
+  if (node.kind === 'array') return node.items.map(jsonValue);
+  if (node.kind !== 'object') return node.value;
+  const obj: JsonObject = Object.create(null);
+  for (const m of node.members) obj[m.key] = jsonValue(m.value);
+  return obj;
+}
+
+/** The last member called `key` (the one a JSON reader keeps), or undefined. */
+export function memberOf(node: JsonObjectNode, key: string): JsonMember | undefined {
+  return node.members.findLast((m) => m.key === key);
+}
+
+/**
+ * The tree of a JSONC text, with the offset span of every value and key. A small strict parser
+ * rather than strip-then-JSON.parse: the error names line and column on every engine, and never
+ * quotes the file's text (which may hold a secret) back in the message. A leading BOM is skipped
+ * (offsets still count it).
+ */
+export function parseJsoncNode(text: string, display: string): JsonNode {
   let i = text.charCodeAt(0) === 0xfeff ? 1 : 0;
   const fail = (message: string, at = i): never => {
     let line = 1;
@@ -85,60 +133,69 @@ export function parseJsonc(text: string, display: string): unknown {
     }
   };
   const NUMBER = /-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?/y;
-  const parseValue = (depth: number): unknown => {
+  const parseValue = (depth: number): JsonNode => {
     skipTrivia();
     if (depth > MAX_DEPTH) fail(`nested deeper than ${MAX_DEPTH} levels`);
+    const start = i;
     const c = text[i];
     if (c === '{' || c === '[') {
       const isObj = c === '{';
       const close = isObj ? '}' : ']';
-      const obj: JsonObject = Object.create(null);
-      const arr: unknown[] = [];
+      const members: JsonMember[] = [];
+      const items: JsonNode[] = [];
+      const done = (): JsonNode => {
+        i++;
+        return isObj
+          ? { kind: 'object', start, end: i, members }
+          : { kind: 'array', start, end: i, items };
+      };
       i++;
       skipTrivia();
-      if (text[i] === close) {
-        i++;
-        return isObj ? obj : arr;
-      }
+      if (text[i] === close) return done();
       for (;;) {
         if (isObj) {
           skipTrivia();
           if (text[i] !== '"') fail(`expected a property name in double quotes, ${describe(i)}`);
+          const keyStart = i;
           const key = parseString();
+          const keyEnd = i;
           skipTrivia();
           if (text[i] !== ':') fail(`expected ':' after a property name, ${describe(i)}`);
           i++;
-          obj[key] = parseValue(depth + 1);
-        } else arr.push(parseValue(depth + 1));
+          members.push({ key, keyStart, keyEnd, value: parseValue(depth + 1) });
+        } else items.push(parseValue(depth + 1));
         skipTrivia();
         if (text[i] === ',') {
           i++;
           skipTrivia();
           if (text[i] !== close) continue; // a trailing comma is allowed (JSONC)
         }
-        if (text[i] === close) {
-          i++;
-          return isObj ? obj : arr;
-        }
+        if (text[i] === close) return done();
         fail(`expected ',' or '${close}', ${describe(i)}`);
       }
     }
-    if (c === '"') return parseString();
+    if (c === '"') {
+      const value = parseString();
+      return { kind: 'string', start, end: i, value };
+    }
     for (const [word, value] of [
       ['true', true],
       ['false', false],
-      ['null', null],
     ] as const) {
       if (text.startsWith(word, i)) {
         i += word.length;
-        return value;
+        return { kind: 'boolean', start, end: i, value };
       }
+    }
+    if (text.startsWith('null', i)) {
+      i += 4;
+      return { kind: 'null', start, end: i, value: null };
     }
     NUMBER.lastIndex = i;
     const m = NUMBER.exec(text);
     if (m) {
       i += m[0].length;
-      return Number(m[0]);
+      return { kind: 'number', start, end: i, value: Number(m[0]) };
     }
     return fail(describe(i));
   };
