@@ -40,4 +40,6 @@ export const builtPaths = {
   preload: (): string => path.join(DIST, 'preload', 'preload.cjs'),
   /** The window icon (assets/ beside dist/). */
   icon: (): string => path.join(DIST, '..', 'assets', 'icon.png'),
+  /** The `pipescope` command (bin/ beside dist/): what `tap install` puts in a host's config. */
+  cliBin: (): string => path.join(DIST, '..', 'bin', 'pipescope.js'),
 } as const;

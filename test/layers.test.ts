@@ -179,10 +179,10 @@ const LAYERS: Layer[] = [
   {
     name: 'engine/config',
     owns: 'electron/engine/config/',
-    may: ['shared'],
+    may: ['shared', 'paths'],
     packages: [],
     node: true,
-    why: 'config/ reads host config files and nothing else',
+    why: 'config/ reads and edits host config files (tap install asks paths where bin/ is)',
   },
   {
     name: 'engine/process',
@@ -259,6 +259,7 @@ const LAYERS: Layer[] = [
       'demo-servers',
       'engine/session',
       'engine/trace',
+      'engine/config',
       'engine/host',
       'web',
       'main',

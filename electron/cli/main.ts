@@ -23,6 +23,7 @@ import {
 } from './demo.js';
 import { type ProbeOptions, runProbe } from './probe.js';
 import { formatReportText } from './report-text.js';
+import { registerTapConfigCommands } from './tap-config-commands.js';
 import { probeTrace, registerTraceCommands } from './trace-commands.js';
 
 class UsageError extends Error {}
@@ -221,6 +222,11 @@ export function buildProgram(): Command {
     });
 
   registerTraceCommands(program);
+
+  const tap = program
+    .command('tap')
+    .description("relay a host's server through Pipescope (see tap install)");
+  registerTapConfigCommands(tap);
 
   program
     .command('open')

@@ -1,0 +1,327 @@
+/**
+ * The files of `pipescope tap install` / `uninstall` (issue 20): reads a host config, runs the
+ * transform of tap-config.ts, and writes the result safely. Before any write the file as it was
+ * is copied next to it (`<config>.pipescope-backup-<UTC time>`, never over an existing file);
+ * every write goes to a temporary file in the same folder, with the config's mode, then is
+ * renamed over it. What install replaced is kept in a manifest beside the config
+ * (`<config>.pipescope-tap.json`), which uninstall reads to put the original text back exactly.
+ *
+ * Used by the CLI (electron/cli/tap-config-commands.ts) and, later, by a HostApi handler: both
+ * get a structured result, or a TapConfigError whose message is one line for the user.
+ */
+
+import { randomBytes } from 'node:crypto';
+import { constants } from 'node:fs';
+import { copyFile, type FileHandle, open, readFile, realpath, rename, rm } from 'node:fs/promises';
+import path from 'node:path';
+import type { ConfigFormat } from '../../../shared/host-api.js';
+import { builtPaths } from '../../paths.js';
+import { MAX_CONFIG_BYTES } from './discovery.js';
+import { isObject } from './import-entry.js';
+import {
+  entryKey,
+  planTapInstall,
+  planTapUninstall,
+  type TapChange,
+  TapConfigError,
+  type TapLauncher,
+  type TapManifestEntry,
+} from './tap-config.js';
+
+export type { TapChange, TapLauncher } from './tap-config.js';
+export { TapConfigError } from './tap-config.js';
+
+export interface TapFileOptions {
+  /** The host config file (a symlink is followed: the file it names is edited). */
+  config: string;
+  /** Overrides the format detected from the file's name and shape. */
+  format?: ConfigFormat;
+}
+
+export interface TapInstallOptions extends TapFileOptions {
+  /** Only these servers (by name); an unknown name is an error. */
+  servers?: readonly string[];
+  /** Default: this Node binary and this package's bin/pipescope.js (defaultTapLauncher). */
+  launcher?: TapLauncher;
+}
+
+export interface TapResult {
+  action: 'install' | 'uninstall';
+  /** The file edited (symlinks resolved). */
+  config: string;
+  format: string;
+  host: string;
+  /** Whether the config file was written. */
+  changed: boolean;
+  servers: TapChange[];
+  /** The copy of the file as it was before this run's write; null when nothing was written. */
+  backup: string | null;
+  /** The manifest beside the config after the run, or null when there is none. */
+  manifest: string | null;
+  /** "Restart <host> for the change to take effect." when the file changed. */
+  restart: string | null;
+}
+export type TapInstallResult = TapResult & { action: 'install' };
+export type TapUninstallResult = TapResult & { action: 'uninstall' };
+
+const MANIFEST_FORMAT = 'pipescope-tap-manifest';
+
+/** `process.execPath` and bin/pipescope.js. Under Electron, execPath is Electron: pass a launcher. */
+export function defaultTapLauncher(): TapLauncher {
+  return { node: process.execPath, bin: builtPaths.cliBin() };
+}
+
+export function manifestPathOf(config: string): string {
+  return `${config}.pipescope-tap.json`;
+}
+
+export async function tapInstall(opts: TapInstallOptions): Promise<TapInstallResult> {
+  const launcher = opts.launcher ?? defaultTapLauncher();
+  if (!path.isAbsolute(launcher.node) || !path.isAbsolute(launcher.bin)) {
+    throw new TapConfigError('the tap launcher needs absolute paths (node and bin/pipescope.js)');
+  }
+  await readFile(launcher.bin).catch(() => {
+    throw new TapConfigError(`the pipescope command is not at ${launcher.bin}; build it first`);
+  });
+  const file = await readConfigFile(opts.config);
+  const manifestPath = manifestPathOf(file.path);
+  const manifest = await readManifest(manifestPath);
+  const plan = planTapInstall(file.text, {
+    fileName: file.path,
+    format: opts.format,
+    servers: opts.servers,
+    launcher,
+  });
+  const result: TapInstallResult = {
+    action: 'install',
+    config: file.path,
+    format: plan.format,
+    host: plan.host,
+    changed: plan.changed,
+    servers: plan.changes,
+    backup: null,
+    manifest: manifest === null ? null : manifestPath,
+    restart: null,
+  };
+  if (!plan.changed) return result;
+  result.backup = await backup(file.path);
+  // The manifest first: an entry for a write that then failed matches no text, and is harmless.
+  const fresh = new Set(plan.entries.map((e) => entryKey(e.path)));
+  const kept = (manifest ?? []).filter((e) => !fresh.has(entryKey(e.path)));
+  await writeManifest(manifestPath, [...kept, ...plan.entries], plan.format, file);
+  result.manifest = manifestPath;
+  await writeAtomic(file, plan.text);
+  result.restart = restartLine(plan.host);
+  return result;
+}
+
+export async function tapUninstall(opts: TapFileOptions): Promise<TapUninstallResult> {
+  const file = await readConfigFile(opts.config);
+  const manifestPath = manifestPathOf(file.path);
+  const manifest = await readManifest(manifestPath);
+  const plan = planTapUninstall(file.text, {
+    fileName: file.path,
+    format: opts.format,
+    manifest,
+  });
+  const result: TapUninstallResult = {
+    action: 'uninstall',
+    config: file.path,
+    format: plan.format,
+    host: plan.host,
+    changed: plan.changed,
+    servers: plan.changes,
+    backup: null,
+    manifest: manifest === null ? null : manifestPath,
+    restart: null,
+  };
+  if (plan.changed) {
+    result.backup = await backup(file.path);
+    await writeAtomic(file, plan.text);
+    result.restart = restartLine(plan.host);
+  }
+  if (manifest !== null) {
+    // Keep only what still describes a tapped entry of the file.
+    const left = new Set(plan.left.map(entryKey));
+    const kept = manifest.filter((e) => left.has(entryKey(e.path)));
+    if (kept.length > 0) await writeManifest(manifestPath, kept, plan.format, file);
+    else {
+      await rm(manifestPath, { force: true }).catch(() => undefined);
+      result.manifest = null;
+    }
+  }
+  return result;
+}
+
+function restartLine(host: string): string {
+  return `Restart ${host} for the change to take effect.`;
+}
+
+// ---- reading ----
+
+interface ConfigFile {
+  path: string;
+  text: string;
+  bytes: Buffer;
+  mode: number;
+}
+
+function describe(e: unknown): string {
+  const err = e as NodeJS.ErrnoException;
+  if (err?.code === 'ENOENT') return 'no such file';
+  if (err?.code === 'EACCES' || err?.code === 'EPERM') return 'permission denied';
+  if (err?.code === 'EISDIR') return 'is a folder';
+  return err?.code ?? (e instanceof Error ? e.message : String(e));
+}
+
+async function readConfigFile(given: string): Promise<ConfigFile> {
+  let real: string;
+  try {
+    real = await realpath(given);
+  } catch (e) {
+    throw new TapConfigError(`cannot read ${given}: ${describe(e)}`);
+  }
+  let handle: FileHandle;
+  try {
+    // O_NONBLOCK: a FIFO planted at the path must not hang the command.
+    handle = await open(real, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0));
+  } catch (e) {
+    throw new TapConfigError(`cannot read ${given}: ${describe(e)}`);
+  }
+  try {
+    const stat = await handle.stat();
+    if (!stat.isFile()) throw new TapConfigError(`${given} is not a regular file`);
+    if (stat.size > MAX_CONFIG_BYTES) {
+      throw new TapConfigError(`${given} is larger than ${MAX_CONFIG_BYTES} bytes; not read`);
+    }
+    const bytes = await handle.readFile();
+    const text = bytes.toString('utf8');
+    // Byte-exact edits need text that encodes back to the same bytes.
+    if (!Buffer.from(text, 'utf8').equals(bytes)) {
+      throw new TapConfigError(`${given} is not UTF-8 text (UTF-16?); save it as UTF-8 first`);
+    }
+    return { path: real, text, bytes, mode: stat.mode & 0o7777 };
+  } catch (e) {
+    if (e instanceof TapConfigError) throw e;
+    throw new TapConfigError(`cannot read ${given}: ${describe(e)}`);
+  } finally {
+    await handle.close().catch(() => undefined);
+  }
+}
+
+/** The manifest's entries, or null when there is none or it cannot be used. */
+async function readManifest(file: string): Promise<TapManifestEntry[] | null> {
+  let value: unknown;
+  try {
+    const text = await readFile(file, 'utf8');
+    if (text.length > MAX_CONFIG_BYTES) return null;
+    value = JSON.parse(text);
+  } catch {
+    return null;
+  }
+  if (!isObject(value) || value.format !== MANIFEST_FORMAT || !Array.isArray(value.entries)) {
+    return null;
+  }
+  return value.entries.filter(isManifestEntry);
+}
+
+function isManifestEntry(e: unknown): e is TapManifestEntry {
+  const str = (v: unknown): v is string => typeof v === 'string';
+  return (
+    isObject(e) &&
+    Array.isArray(e.path) &&
+    e.path.every(str) &&
+    isObject(e.original) &&
+    str(e.original.command) &&
+    (e.original.args === null || str(e.original.args)) &&
+    isObject(e.wrapped) &&
+    str(e.wrapped.command) &&
+    str(e.wrapped.args) &&
+    (e.wrapped.inserted === null || str(e.wrapped.inserted))
+  );
+}
+
+// ---- writing ----
+
+function stamp(now: Date): string {
+  return now
+    .toISOString()
+    .replace(/[-:]/g, '')
+    .replace(/\.\d+Z$/, 'Z');
+}
+
+/** Copies the file beside itself under a new name (never over an existing one); its path. */
+async function backup(file: string): Promise<string> {
+  const base = `${file}.pipescope-backup-${stamp(new Date())}`;
+  for (let n = 1; n <= 100; n++) {
+    const target = n === 1 ? base : `${base}-${n}`;
+    try {
+      // copyFile keeps the mode: a backup of a file holding secrets is as private as the file.
+      await copyFile(file, target, constants.COPYFILE_EXCL);
+      return target;
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === 'EEXIST') continue;
+      throw new TapConfigError(
+        `cannot back up ${file} to ${target}: ${describe(e)}; nothing changed`,
+      );
+    }
+  }
+  throw new TapConfigError(
+    `cannot back up ${file}: too many backups with this time; nothing changed`,
+  );
+}
+
+async function writeManifest(
+  file: string,
+  entries: TapManifestEntry[],
+  format: string,
+  config: ConfigFile,
+): Promise<void> {
+  const body = {
+    format: MANIFEST_FORMAT,
+    version: 1,
+    config: config.path,
+    hostFormat: format,
+    entries,
+  };
+  await writeFileAtomic(file, `${JSON.stringify(body, null, 2)}\n`, config.mode & 0o666);
+}
+
+/** Writes the config's new text, unless the file changed since it was read. */
+async function writeAtomic(config: ConfigFile, text: string): Promise<void> {
+  await writeFileAtomic(config.path, text, config.mode, async () => {
+    const now = await readFile(config.path).catch(() => null);
+    if (now === null || !now.equals(config.bytes)) {
+      throw new TapConfigError(
+        `${config.path} changed while Pipescope edited it; nothing written, run it again`,
+      );
+    }
+  });
+}
+
+/** A temporary file in the same folder, with `mode`, synced, then renamed over `file`. */
+async function writeFileAtomic(
+  file: string,
+  text: string,
+  mode: number,
+  beforeRename?: () => Promise<void>,
+): Promise<void> {
+  const dir = path.dirname(file);
+  const tmp = path.join(dir, `.${path.basename(file)}.${randomBytes(6).toString('hex')}.tmp`);
+  try {
+    const handle = await open(tmp, 'wx', mode);
+    try {
+      await handle.writeFile(text, 'utf8');
+      await handle.chmod(mode); // the umask may have taken bits away at open
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+    await beforeRename?.();
+    await rename(tmp, file);
+  } catch (e) {
+    await rm(tmp, { force: true }).catch(() => undefined);
+    if (e instanceof TapConfigError) throw e;
+    throw new TapConfigError(`cannot write ${file}: ${describe(e)}`);
+  }
+}

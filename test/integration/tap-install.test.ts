@@ -1,0 +1,215 @@
+/**
+ * `pipescope tap install` / `uninstall` as a process, on copies of the fixtures of each host's
+ * format (test/fixtures/configs/tap/): a backup equal to the original, the stdio entries
+ * wrapped in `<node> <bin/pipescope.js> tap … -- <original argv>`, a second install that
+ * changes no byte, and an uninstall that gives back the original bytes. Usage errors: exit 2.
+ */
+import { spawn } from 'node:child_process';
+import {
+  chmodSync,
+  cpSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { importConfigText } from '../../dist/electron/engine/config/import.js';
+import { CLI, REPO, runCli, withTimeout } from './helpers.js';
+
+const FIXTURES = path.join(REPO, 'test/fixtures/configs/tap');
+const work = mkdtempSync(path.join(tmpdir(), 'pipescope-tap-install-'));
+cpSync(FIXTURES, work, { recursive: true });
+afterAll(() => rmSync(work, { recursive: true, force: true }));
+
+const FILES: [string, string, number][] = [
+  ['claude_desktop_config.json', 'Claude Desktop', 3],
+  ['cursor/.cursor/mcp.json', 'Cursor', 2],
+  ['vscode/.vscode/mcp.json', 'VS Code', 2],
+  ['vscode-crlf/.vscode/mcp.json', 'VS Code', 2],
+  ['claude-code/.claude.json', 'Claude Code', 3],
+  ['claude-code/.mcp.json', 'Claude Code', 1],
+];
+
+/** The files beside `file` that tap install made (backups, manifest). */
+function siblings(file: string): string[] {
+  const base = path.basename(file);
+  return readdirSync(path.dirname(file))
+    .filter((f) => f.startsWith(`${base}.pipescope-`))
+    .sort();
+}
+
+describe.each(FILES)('tap install --config %s', (name, host, wrappedCount) => {
+  const file = path.join(work, name);
+  const original = readFileSync(path.join(FIXTURES, name));
+
+  it('backs up, wraps, refuses to wrap twice, and uninstall restores the bytes', async () => {
+    chmodSync(file, 0o600);
+    const first = await runCli(['tap', 'install', '--config', file]);
+    expect(first.code, first.stderr).toBe(0);
+    expect(first.stdout.match(/^ {2}wrapped {8}/gm)).toHaveLength(wrappedCount);
+    expect(first.stdout).toContain(`Restart ${host} for the change to take effect.`);
+    const backup = /^Backup of the previous file: (.+)$/m.exec(first.stdout)?.[1];
+    expect(backup).toBeDefined();
+    expect(readFileSync(backup as string)).toEqual(original);
+    expect(statSync(backup as string).mode & 0o777).toBe(0o600);
+    const installed = readFileSync(file);
+    expect(installed.equals(original)).toBe(false);
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+    const made = siblings(file);
+    expect(made).toHaveLength(2); // the backup and the manifest
+
+    // As the host reads it: every stdio server now starts `node bin/pipescope.js tap … --`.
+    const before = importConfigText(original.toString('utf8'), 'auto', file);
+    const after = importConfigText(installed.toString('utf8'), 'auto', file);
+    expect(after.servers).toHaveLength(before.servers.length);
+    for (const [k, s] of after.servers.entries()) {
+      const was = before.servers[k];
+      expect([s.command, ...s.args]).toEqual([
+        process.execPath,
+        CLI,
+        'tap',
+        '--name',
+        was.name,
+        '--host',
+        host,
+        '--',
+        was.command,
+        ...was.args,
+      ]);
+    }
+
+    const second = await runCli(['tap', 'install', '--config', file]);
+    expect(second.code, second.stderr).toBe(0);
+    expect(second.stdout.match(/^ {2}already tapped /gm)).toHaveLength(wrappedCount);
+    expect(second.stdout).toContain('No change: the file was not written.');
+    expect(readFileSync(file)).toEqual(installed);
+    expect(siblings(file)).toEqual(made);
+
+    const back = await runCli(['tap', 'uninstall', '--config', file]);
+    expect(back.code, back.stderr).toBe(0);
+    expect(back.stdout.match(/^ {2}unwrapped .* \(exactly as before\)$/gm)).toHaveLength(
+      wrappedCount,
+    );
+    expect(back.stdout).toContain(`Restart ${host} for the change to take effect.`);
+    expect(readFileSync(file)).toEqual(original);
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+    // The manifest is gone; the backups of both writes stay.
+    expect(siblings(file).filter((f) => f.endsWith('.pipescope-tap.json'))).toEqual([]);
+    expect(siblings(file).filter((f) => f.includes('.pipescope-backup-'))).toHaveLength(2);
+  });
+});
+
+describe('tap install options and errors', () => {
+  const file = path.join(work, 'selected', 'claude_desktop_config.json');
+  cpSync(path.join(FIXTURES, 'claude_desktop_config.json'), file);
+
+  it('--server limits the install; --json gives one object', async () => {
+    const r = await runCli(['tap', 'install', '--config', file, '--server', 'github', '--json']);
+    expect(r.code, r.stderr).toBe(0);
+    const result = JSON.parse(r.stdout);
+    expect(result).toMatchObject({
+      action: 'install',
+      format: 'claude-desktop',
+      host: 'Claude Desktop',
+      changed: true,
+      servers: [{ name: 'github', location: 'mcpServers', status: 'wrapped' }],
+      restart: 'Restart Claude Desktop for the change to take effect.',
+    });
+    expect(readFileSync(result.backup)).toEqual(
+      readFileSync(path.join(FIXTURES, 'claude_desktop_config.json')),
+    );
+    const value = JSON.parse(readFileSync(file, 'utf8'));
+    expect(value.mcpServers.filesystem.command).toBe('npx');
+    expect(value.mcpServers.github.args.slice(0, 2)).toEqual([CLI, 'tap']);
+  });
+
+  it('refuses an unknown server, listing those present, and changes nothing (exit 2)', async () => {
+    const before = readFileSync(file);
+    const r = await runCli(['tap', 'install', '--config', file, '--server', 'nope']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toBe(
+      'pipescope: claude_desktop_config.json: no server named "nope"; the servers in it: "filesystem", "github", "sqlite"\n',
+    );
+    expect(r.stdout).toBe('');
+    expect(readFileSync(file)).toEqual(before);
+  });
+
+  it('exit 2 with one line for a missing, unparsable or foreign file', async () => {
+    const bad = path.join(REPO, 'test/fixtures/configs/bad.json');
+    for (const [args, message] of [
+      [['--config', path.join(work, 'missing.json')], /cannot read .*missing\.json: no such file/],
+      [['--config', bad], /bad\.json: invalid JSON at line 6, column 7/],
+      [['--config', path.join(REPO, 'package.json')], /no "mcpServers" or "servers" object found/],
+      [['--config', bad, '--format', 'yaml'], /argument 'yaml' is invalid/],
+    ] as const) {
+      const r = await runCli(['tap', 'install', ...args]);
+      expect(r.code, r.stderr).toBe(2);
+      expect(r.stderr).toMatch(message);
+      expect(r.stderr.trim().split('\n').length).toBeLessThanOrEqual(2);
+    }
+    expect((await runCli(['tap', 'install'])).stderr).toMatch(/--config <file>' not specified/);
+  });
+});
+
+describe('the wrapped entry, when a host starts it', () => {
+  const file = path.join(work, 'spawn', 'claude_desktop_config.json');
+  const server = `process.stdin.on('data', (d) => process.stdout.write(d)); process.stdin.on('end', () => process.exit(0));`;
+  cpSync(path.join(FIXTURES, 'claude_desktop_config.json'), file);
+
+  async function wrappedEcho(): Promise<{ command: string; args: string[] }> {
+    const config = JSON.stringify({
+      mcpServers: { echo: { command: process.execPath, args: ['-e', server] } },
+    });
+    writeFileSync(file, config);
+    const r = await runCli(['tap', 'install', '--config', file]);
+    expect(r.code, r.stderr).toBe(0);
+    return JSON.parse(readFileSync(file, 'utf8')).mcpServers.echo;
+  }
+
+  it('runs this checkout’s `pipescope tap` on the original argv', async () => {
+    const entry = await wrappedEcho();
+    expect(entry.command).toBe(process.execPath);
+    expect(entry.args).toEqual([
+      CLI,
+      'tap',
+      '--name',
+      'echo',
+      '--host',
+      'Claude Desktop',
+      '--',
+      process.execPath,
+      '-e',
+      server,
+    ]);
+    // The bin it names is this package's, and it has the tap command.
+    const help = await runCli(['tap', '--help']);
+    expect(help.stdout).toMatch(/install/);
+  });
+
+  // The relay itself (`pipescope tap -- <command>`) is written beside this; once its options
+  // are there, the wrapped entry must relay a line byte for byte.
+  it('relays the host’s stdin to the server and back, once the tap relay exists', async (ctx) => {
+    const help = await runCli(['tap', '--help']);
+    if (!/--name/.test(help.stdout)) ctx.skip();
+    const entry = await wrappedEcho();
+    const child = spawn(entry.command, entry.args, { stdio: 'pipe' });
+    let out = '';
+    child.stdout.setEncoding('utf8').on('data', (s: string) => {
+      out += s;
+    });
+    const line = '{"jsonrpc":"2.0","id":1,"method":"ping"}\n';
+    child.stdin.end(line);
+    const code = await withTimeout(
+      new Promise<number | null>((resolve) => child.once('exit', resolve)),
+      15_000,
+      'the tapped server to exit',
+    );
+    expect(out).toBe(line);
+    expect(code).toBe(0);
+  });
+});
