@@ -209,6 +209,14 @@ const LAYERS: Layer[] = [
     why: 'traces record, read and replay sessions; the host sits on them',
   },
   {
+    name: 'engine/attach',
+    owns: 'electron/engine/attach/',
+    may: ['shared', 'engine/process', 'engine/session', 'engine/config'],
+    packages: [],
+    node: true,
+    why: 'attach applies process evidence and the findings of a session to a process another host started; only the CLI sits on it',
+  },
+  {
     name: 'engine/host',
     owns: 'electron/engine/host/',
     may: [
@@ -259,6 +267,7 @@ const LAYERS: Layer[] = [
       'demo-servers',
       'engine/session',
       'engine/trace',
+      'engine/attach',
       'engine/config',
       'engine/host',
       'web',

@@ -13,6 +13,7 @@ import {
 } from '../../shared/session-options.js';
 import { runWebCommand, type WebCommandOptions } from '../web/run.js';
 import { intArg } from './args.js';
+import { registerAttachCommand } from './attach.js';
 import {
   DemoError,
   demoListJson,
@@ -222,6 +223,7 @@ export function buildProgram(): Command {
     });
 
   registerTraceCommands(program);
+  registerAttachCommand(program);
 
   const tap = program
     .command('tap')
