@@ -6,6 +6,8 @@ import { defineConfig } from 'vitest/config';
 const ALONE = [
   'test/integration/process-evidence.test.ts',
   'test/integration/demo-scenarios.test.ts',
+  // Judges a foreign process by its state over a watch window (attach): not beside a flood.
+  'test/integration/attach.test.ts',
   // 19,000 connections opened flat out: it loads the machine as much as it measures it.
   'test/integration/web-starvation.test.ts',
 ];
