@@ -8,5 +8,18 @@ if (!existsSync(fileURLToPath(entry))) {
   process.stderr.write('pipescope: not built yet; run `npm install` (or `npm run build`) first\n');
   process.exit(2);
 }
-const { main } = await import(entry.href);
-process.exitCode = await main(process.argv.slice(2));
+const argv = process.argv.slice(2);
+// `pipescope tap -- <command>` starts every server of a host that uses it: it loads the relay
+// alone, not the whole CLI (electron/tap/main.ts).
+if (
+  argv[0] === 'tap' &&
+  argv[1] !== 'install' &&
+  argv[1] !== 'uninstall' &&
+  !/^(-h|--help)$/.test(argv[1] ?? '-h')
+) {
+  const { runTap } = await import(new URL('../dist/electron/tap/main.js', import.meta.url).href);
+  await runTap(argv.slice(1));
+} else {
+  const { main } = await import(entry.href);
+  process.exitCode = await main(argv);
+}

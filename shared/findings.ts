@@ -127,7 +127,7 @@ export const FINDING_EXPLANATIONS: Record<FindingCode, string> = {
     'while an answer is owed: the child waits for the server and the server for the child. ' +
     "Drain a child's output to its end (or to a bounded buffer) while waiting for it.",
   'host-not-reading':
-    'Seen by tap and attach: the host stopped reading the server\'s stdout. Writes towards the ' +
+    "Seen by tap and attach: the host stopped reading the server's stdout. Writes towards the " +
     'host waited past the budget, or the server is blocked writing a pipe whose reader is the ' +
     'host. The server is not at fault: the host must drain stdout while its agent works.',
   'server-busy':

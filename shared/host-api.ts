@@ -157,6 +157,8 @@ export const HOST_CHANNELS = {
     fileName: z.string().max(4096).optional(),
   }),
   'config:discover': z.object({}),
+  /** A tapped session: write its tap's flight recorder out now. */
+  'tap:dump': z.object({ sessionId }),
   ...TRACE_CHANNELS,
 } as const;
 
@@ -189,6 +191,7 @@ export interface ChannelResponses {
   'frame:page': FramePage;
   'config:import': ImportResult;
   'config:discover': DiscoveredConfig[];
+  'tap:dump': { path: string };
   'session:record': { path: string | null };
   'trace:open': SessionInfo;
   'trace:upload': TraceUploadAck;

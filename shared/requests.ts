@@ -34,6 +34,9 @@ export interface RequestRecord {
   lastProgress: number | null;
   /** Id of the request this one replays. */
   replayOf: JsonRpcId | null;
+  /** Tapped sessions: ms from the answer's first byte reaching the tap to the host's pipe
+   *  taking its last (large answers only; how long the host took to read it). */
+  hostReadMs?: number;
 }
 
 /** The record of a request just sent: pending, nothing heard back yet. */

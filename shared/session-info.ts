@@ -50,9 +50,27 @@ export interface SessionInfo {
   recording: RecordingInfo | null;
   /** Set for a read-only session opened from a trace file (no process behind it). */
   trace: TraceInfo | null;
+  /** Set for a session a `pipescope tap` publishes: a host's server, seen through the tap
+   *  (read-only for the host's traffic). */
+  tap?: TapInfo | null;
   /** Whether the server's process tree can be sampled here (DESIGN.md "Process evidence"),
    *  and the reason when not; for a trace, whether it recorded process samples. */
   process: ProcessAvailability;
+}
+
+/** A tapped session's origin: which host runs the server, through which tap. */
+export interface TapInfo {
+  /** The server's name in the host's config (or its command's). */
+  name: string;
+  host: {
+    /** "Claude Desktop", "Cursor", … (from `tap install`), else null. */
+    label: string | null;
+    pid: number;
+    /** The host process's command line (its parent's, seen from the tap), when readable. */
+    command: string | null;
+  };
+  tapPid: number;
+  server: { command: string; args: string[]; cwd: string };
 }
 
 /** One point of the live charts (the renderer keeps a fixed window of them). */

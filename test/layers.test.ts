@@ -243,6 +243,14 @@ const LAYERS: Layer[] = [
     why: 'browser mode serves the renderer and bridges its socket to the host',
   },
   {
+    name: 'tap',
+    owns: 'electron/tap/',
+    may: ['shared', 'wire', 'engine/session', 'engine/trace', 'engine/host'],
+    packages: [],
+    node: true,
+    why: "`pipescope tap`: its relay loads only wire/ (start-up is the host's server's); its observer thread sits on the engine",
+  },
+  {
     name: 'preload',
     owns: 'electron/preload/',
     may: ['shared'],

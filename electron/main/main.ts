@@ -117,6 +117,9 @@ function readPackageJson(): { homepage?: unknown } | null {
 
 function startApp(): void {
   const manager = new SessionManager();
+  void manager.startTaps().then((why) => {
+    if (why) process.stderr.write(`pipescope: taps: ${why}\n`);
+  });
   let win: BrowserWindow | null = null;
 
   const currentContents = (): WebContents | null =>

@@ -47,6 +47,9 @@ export async function runWebCommand(opts: WebCommandOptions): Promise<number> {
   }
 
   const manager = new SessionManager();
+  // Sessions `pipescope tap` publishes show up here too (a second Pipescope leaves them be).
+  const taps = await manager.startTaps();
+  if (taps) say(`taps: ${taps}`);
   if (opts.openTrace) {
     const opened = await manager.handle('trace:open', { path: opts.openTrace });
     if (!opened.ok) {

@@ -4,6 +4,7 @@
  * returns as its dispatcher consumes them (DESIGN.md "Processes and threads").
  */
 
+import type { MessagePort } from 'node:worker_threads';
 import type { OverloadPolicy, OversizePolicy, ReaderMode } from '../../shared/session-options.js';
 import type { EncodedMetas, MetaBuffers } from './columns.js';
 
@@ -26,6 +27,9 @@ export interface WorkerStartConfig {
   /** `pipe`: Node's own pipes for stdout and stderr even where the socket channels work
    *  (read-channel.ts). */
   readChannels?: 'socket' | 'pipe';
+  /** Tap mode: the server is a host's, relayed by `pipescope tap`; the worker observes the
+   *  copies the relay posts on this port (wire/tap-protocol.ts) and spawns nothing. */
+  tap?: MessagePort;
 }
 
 /** Main → worker. */
@@ -76,6 +80,8 @@ export interface WorkerCounters {
   stdinPendingSince: number | null;
   stdinClosed: boolean;
   stdoutEnded: boolean;
+  /** Tap mode: bytes written towards the host and not yet taken by its pipe. */
+  hostPendingBytes?: number;
 }
 
 /** A process of the server's still alive after the stop ladder (DESIGN.md `processes-left`). */

@@ -21,30 +21,25 @@ import type {
   WorkerStartConfig,
 } from '../wire/protocol.js';
 import { ChildRunner } from './child-runner.js';
+import { FlushPacer } from './flush-pacer.js';
 import { Outbox } from './outbox.js';
 import { openReadChannel, ReadBuffers, type ReadChannel, ScratchBuffer } from './read-channel.js';
 import { StderrBatcher } from './stderr-batcher.js';
 import { StdinWriter } from './stdin-writer.js';
 import { StdoutReader } from './stdout-reader.js';
+import { TapSource } from './tap-source.js';
 
 const COUNTERS_EVERY_MS = 100;
-
-/**
- * While frames keep coming, the open batch is sealed and posted at most once a POST_EVERY_MS; a
- * full batch the credits let go leaves on the next turn, as does the first frame after a quiet
- * spell. A server that writes a line per write — most SDK servers — otherwise cost a post to
- * main and a credit back per pipe read (and, while main was out of credits, a small batch sealed
- * per read, all posted at once when credits came back). Frames keep their arrival time (`t`).
- * The naive reader waits for main after every read: never held there.
- */
-const POST_EVERY_MS = 1;
 
 export class TransportWorker {
   private readonly store = new DisposableStore();
   private readonly outbox: Outbox;
   private readonly stdout: StdoutReader;
   private readonly stderr: StderrBatcher;
-  private readonly stdin: StdinWriter;
+  private readonly stdin: StdinWriter | TapSource;
+  /** Tap mode: the relay's copies stand in for a child of our own (tap-source.ts). */
+  private readonly tap: TapSource | null;
+  private gapBytes = 0;
   /** The session clock's zero on this thread's `performance.now()` (read per pipe read: the
    *  `timeOrigin` getter is not free). */
   private readonly clockZero: number;
@@ -66,9 +61,7 @@ export class TransportWorker {
   // The stream flows as soon as its data listener is attached: start "reading" so that a session
   // created paused records when it stopped reading (the write-blocked rule counts from there).
   private reading = true;
-  /** When the outbox last posted a batch (paces scheduleFlush). */
-  private lastPostAt = Number.NEGATIVE_INFINITY;
-  private flushScheduled = false;
+  private readonly pacer: FlushPacer;
 
   /** Makes the worker and starts the server; main's messages are taken once it runs. */
   static async start(port: MessagePort, config: WorkerStartConfig): Promise<TransportWorker> {
@@ -89,12 +82,13 @@ export class TransportWorker {
       spillMaxBytes: config.spillMaxBytes,
       now: this.now,
       post: ({ metas, buffers, slabs, transfer }) => {
-        this.lastPostAt = this.now();
+        this.pacer.posted();
         this.post({ type: 'frames', metas, buffers, ...(slabs && { slabs }) }, transfer);
       },
       onOverload: () => this.onOverload(),
       onSeal: (chunk) => this.stdout.sealed(chunk),
     });
+    this.pacer = new FlushPacer(this.now, this.outbox, () => this.readerMode === 'naive');
     this.stdout = new StdoutReader(config.maxFrameBytes, this.outbox, (info) => {
       this.post({ type: 'oversize', ...info, t: this.now() });
       if (info.phase === 'start' && this.config.onOversize === 'terminate') void this.stop();
@@ -105,9 +99,10 @@ export class TransportWorker {
         this.now,
       ),
     );
-    this.stdin = new StdinWriter(this.now, (seq, waitedMs, error) =>
-      this.post({ type: 'write-done', seq, waitedMs, ...(error !== undefined && { error }) }),
-    );
+    const writeDone = (seq: number, waitedMs: number, error?: string) =>
+      this.post({ type: 'write-done', seq, waitedMs, ...(error !== undefined && { error }) });
+    this.tap = config.tap ? this.tapSource(config.tap, writeDone) : null;
+    this.stdin = this.tap ?? new StdinWriter(this.now, writeDone);
     const countersTimer = setInterval(
       () => this.post({ type: 'counters', counters: this.counters() }),
       COUNTERS_EVERY_MS,
@@ -129,6 +124,10 @@ export class TransportWorker {
    */
   private async spawn(): Promise<void> {
     const c = this.config;
+    if (this.tap) {
+      this.store.add(listen(this.port, 'message', (msg: ToWorker) => this.onMessage(msg)));
+      return;
+    }
     const pipes = c.readChannels === 'pipe';
     const [stdout, stderr] = await Promise.all([
       pipes
@@ -164,13 +163,43 @@ export class TransportWorker {
   };
 
   /** One read of stdout (a chunk of the pipe, or of the channel's socket). */
-  private readonly onStdoutChunk = (chunk: Buffer): void => {
-    const at = this.now();
+  private readonly onStdoutChunk = (chunk: Buffer, readAt?: number): void => {
+    const at = readAt ?? this.now();
     this.lastStdoutByteAt = at;
     this.stdout.push(chunk, at);
     if (this.readerMode === 'naive' && !this.stopping) this.applyReading();
-    this.scheduleFlush();
+    this.pacer.schedule();
   };
+
+  /** Tap mode: the relay's events, as a child's and its pipes' would come. */
+  private tapSource(
+    port: MessagePort,
+    writeDone: (seq: number, waitedMs: number, error?: string) => void,
+  ): TapSource {
+    return new TapSource(port, this.now, {
+      spawned: (pid, t) => this.post({ type: 'spawned', pid, t }),
+      spawnError: (code, message) => {
+        this.post({ type: 'spawn-error', code, message });
+        this.finish(null);
+      },
+      stdout: this.onStdoutChunk,
+      stderr: this.onStderrChunk,
+      gap: (bytes) => {
+        this.gapBytes += bytes;
+      },
+      stdoutEnd: () => this.onStdoutEnd(),
+      exit: (exit) => this.onExit(exit),
+      writeDone,
+    });
+  }
+
+  private onStdoutEnd(): void {
+    this.stdoutEnded = true;
+    const partialBytes = this.stdout.end();
+    this.outbox.flush(); // the last frames before the end, as far as credits allow
+    this.post({ type: 'stdout-end', partialBytes, t: this.now() });
+    this.applyReading();
+  }
 
   private attach(r: ChildRunner): void {
     const child = r.child;
@@ -188,17 +217,11 @@ export class TransportWorker {
     });
     // A channel's socket hands its reads over itself (`onread`): no 'data' events.
     if (!this.channels.stdout) r.stdout.on('data', this.onStdoutChunk);
-    r.stdout.on('end', () => {
-      this.stdoutEnded = true;
-      const partialBytes = this.stdout.end();
-      this.outbox.flush(); // the last frames before the end, as far as credits allow
-      this.post({ type: 'stdout-end', partialBytes, t: this.now() });
-      this.applyReading();
-    });
+    r.stdout.on('end', () => this.onStdoutEnd());
     r.stdout.on('error', () => {});
     if (!this.channels.stderr) r.stderr.on('data', this.onStderrChunk);
     r.stderr.on('error', () => {});
-    this.stdin.attach(r.stdin);
+    if (this.stdin instanceof StdinWriter) this.stdin.attach(r.stdin);
   }
 
   private onOverload(): boolean {
@@ -230,6 +253,7 @@ export class TransportWorker {
   }
 
   private applyReading(): void {
+    if (this.tap) return; // the relay reads as the host drains: the tap never pauses it
     const want = this.shouldRead() && !this.stdoutEnded;
     if (want === this.reading) return;
     this.reading = want;
@@ -244,24 +268,14 @@ export class TransportWorker {
     }
   }
 
-  private scheduleFlush(): void {
-    // (Reads of a long line leave nothing to post until it ends.)
-    if (this.flushScheduled || !this.outbox.holding) return;
-    this.flushScheduled = true;
-    const wait = this.lastPostAt + POST_EVERY_MS - this.now();
-    if (wait <= 0 || this.outbox.readyToPost || this.readerMode === 'naive')
-      setImmediate(this.flushNow);
-    else setTimeout(this.flushNow, wait);
-  }
-
-  private readonly flushNow = (): void => {
-    this.flushScheduled = false;
-    this.outbox.flush();
-  };
-
   private counters(): WorkerCounters {
     const s = this.stdout.stats;
     const now = this.now();
+    // In tap mode "not reading" is the relay's: it stops when the host stops draining.
+    const notReading = this.tap?.notReading() ?? {
+      since: this.notReadingSince,
+      ms: this.notReadingMs + (this.notReadingSince === null ? 0 : now - this.notReadingSince),
+    };
     return {
       t: now,
       stdoutBytes: s.bytesIn,
@@ -281,17 +295,17 @@ export class TransportWorker {
       spillBytes: this.outbox.spillBytes,
       maxSpillFrames: this.outbox.maxSpillFrames,
       droppedFrames: this.outbox.droppedFrames,
-      droppedBytes: this.outbox.droppedBytes,
-      readingStdout: this.reading,
-      notReadingMs:
-        this.notReadingMs + (this.notReadingSince === null ? 0 : now - this.notReadingSince),
-      notReadingSince: this.notReadingSince,
+      droppedBytes: this.outbox.droppedBytes + this.gapBytes,
+      readingStdout: this.tap ? this.tap.host.reading : this.reading,
+      notReadingMs: notReading.ms,
+      notReadingSince: notReading.since,
       stdinBytes: this.stdin.bytes,
       stdinWaitMs: this.stdin.waitMs(),
       stdinPendingBytes: this.stdin.pendingBytes(),
       stdinPendingSince: this.stdin.pendingSince,
       stdinClosed: this.stdin.closed,
       stdoutEnded: this.stdoutEnded,
+      ...(this.tap && { hostPendingBytes: this.tap.host.pendingBytes }),
     };
   }
 
@@ -306,9 +320,9 @@ export class TransportWorker {
       case 'credit':
         if (msg.spare) this.outbox.recycle(msg.spare);
         this.outbox.credit(msg.frames, msg.bytes);
-        // Batches held for credits go now; the open one as scheduleFlush paces it.
+        // Batches held for credits go now; the open one as the pacer paces it.
         if (this.outbox.readyToPost) this.outbox.flush();
-        else this.scheduleFlush();
+        else this.pacer.schedule();
         if (this.outbox.belowHalf) {
           // The episode is over once the spill has drained (by the flush just made, or before).
           this.overloadPaused = false;
@@ -356,6 +370,8 @@ export class TransportWorker {
     this.stopping = true;
     this.overloadPaused = false;
     this.applyReading();
+    // A tap never stops the host's server: the session ends when the server does.
+    if (this.tap) return this.tap.exited().then(() => this.finish(this.tap?.exit ?? null));
     if (!this.runner) return this.finish(null);
     await this.runner.stop(this.config.stopGraceMs);
     this.finish(this.runner.exit);
@@ -375,6 +391,7 @@ export class TransportWorker {
     this.outbox.releaseAll();
     this.store.dispose();
     this.post({ type: 'stopped', exit, counters: this.counters(), left: this.runner?.left ?? [] });
+    this.tap?.close();
     this.port.close();
   }
 }

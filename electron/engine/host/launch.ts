@@ -94,7 +94,7 @@ export function createSession(
 /** initialize + tools/list, recorded in `info` (serverInfo and tools, or handshakeError). */
 export async function handshake(session: Session, info: SessionInfo): Promise<void> {
   // The handshake always drains (DESIGN.md): a paused start would deadlock initialize.
-  const mode = session.getReaderMode();
+  const mode = session.config.readerMode;
   if (mode !== 'drain') session.setReaderMode('drain');
   try {
     const init = await initialize(session, HANDSHAKE_TIMEOUT_MS);

@@ -133,7 +133,7 @@ export class LiveSession implements HostedSession {
     const text = s.stderr.text();
     const stderr = text.slice(-HISTORY.stderrChars);
     const point = this.points.at(-1) ?? pointOf(metrics);
-    const latest = s.latestProcess();
+    const latest = s.evidence.latest();
     return {
       sessionId: this.id,
       seq: this.deltas.lastSeq,
@@ -248,7 +248,7 @@ export class LiveSession implements HostedSession {
 
 /** What the session says about sampling its process tree, as SessionInfo carries it. */
 export function processAvailability(session: Session): ProcessAvailability {
-  return processAvailabilityOf(session.processInfo());
+  return processAvailabilityOf(session.evidence.info());
 }
 
 /** Appends `items` to `list`, keeping its newest `max`. */

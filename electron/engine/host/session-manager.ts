@@ -12,7 +12,7 @@
 import { createHash } from 'node:crypto';
 import { type HostCall, type HostEvent, parseHostCall } from '../../../shared/host-api.js';
 import { DisposableStore, toDisposable } from '../../../shared/lifecycle.js';
-import type { Result } from '../../../shared/result.js';
+import { err, type Result } from '../../../shared/result.js';
 import type { SessionInfo } from '../../../shared/session-info.js';
 import type { Session } from '../session/session.js';
 import type { HostContext } from './context.js';
@@ -24,6 +24,7 @@ import { registerSessionHandlers } from './handlers/sessions.js';
 import { registerTraceHandlers } from './handlers/traces.js';
 import type { HostedSession } from './hosted.js';
 import { LiveSession } from './live-session.js';
+import { TapHub } from './tap-hub.js';
 import { TraceSessions } from './trace-sessions.js';
 
 const SNAPSHOT_EVERY_MS = 50; // ≤ 20 Hz per session
@@ -33,6 +34,8 @@ export class SessionManager implements HostContext {
   private readonly listeners = new Set<(e: HostEvent) => void>();
   private readonly handlers = new HandlerRegistry();
   private readonly store = new DisposableStore();
+  /** Sessions `pipescope tap` publishes (tap-hub.ts), once `startTaps` was called. */
+  private taps: TapHub | null = null;
   readonly traces = new TraceSessions(
     (e) => this.emit(e),
     () => this.sessionsChanged(),
@@ -47,6 +50,10 @@ export class SessionManager implements HostContext {
     registerFrameHandlers(this.handlers, this);
     registerTraceHandlers(this.handlers, this);
     registerConfigHandlers(this.handlers);
+    // A session of the app's own has no tap behind it (tapped ones never reach the handlers).
+    this.handlers.on('tap:dump', async (p) =>
+      err('ENOTTAP', `session ${p.sessionId} is not tapped`),
+    );
     this.handlers.assertComplete();
   }
 
@@ -72,7 +79,20 @@ export class SessionManager implements HostContext {
 
   /** Runs a call already validated where it entered (the IPC handler, the WebSocket bridge). */
   dispatch(call: HostCall): Promise<Result<unknown>> {
+    // A tapped session's calls go to its tap, which says what it allows (tap/publish.ts).
+    const id = (call.payload as { sessionId?: unknown }).sessionId;
+    if (typeof id === 'string' && this.taps?.owns(id))
+      return this.taps.call(id, call.channel, call.payload);
     return this.handlers.dispatch(call);
+  }
+
+  /** Listens for taps (the app and browser mode do; a tap's own manager does not). */
+  async startTaps(dir?: string): Promise<string | null> {
+    if (this.taps) return null;
+    const hub = await TapHub.start(this, dir);
+    if (typeof hub === 'string') return hub;
+    this.taps = hub;
+    return null;
   }
 
   // ---- HostContext (what the handlers are given) ----
@@ -113,7 +133,8 @@ export class SessionManager implements HostContext {
   }
 
   infos(): SessionInfo[] {
-    return [...[...this.sessions.values()].map((s) => s.infoNow()), ...this.traces.infos()];
+    const own = [...this.sessions.values()].map((s) => s.infoNow());
+    return [...own, ...(this.taps?.infos() ?? []), ...this.traces.infos()];
   }
 
   sessionsChanged(): void {
@@ -141,6 +162,8 @@ export class SessionManager implements HostContext {
   /** Stops every session through the stop ladder (app quit, browser-mode shutdown). */
   async stopAll(): Promise<void> {
     this.store.dispose();
+    await this.taps?.close();
+    this.taps = null;
     const all = [...this.sessions.values()];
     await Promise.all(all.map((s) => s.stop()));
     // Stopped sessions finish their recordings themselves; wait for the files to be complete.

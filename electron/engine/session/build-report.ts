@@ -26,7 +26,7 @@ export function buildProbeReport(session: Session): ProbeReport {
     })),
     recovery: session.recovery,
     findings: session.findings.forReport(),
-    process: session.processInfo(),
+    process: session.evidence.info(),
   };
 }
 

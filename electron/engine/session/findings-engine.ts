@@ -148,7 +148,11 @@ export class FindingsEngine {
     // The process shows it: one write() to stdout that has not finished (the pipe stayed full).
     const pipeFull =
       live && s.responsesOwed > 0 && (s.writeProof?.blockedMs ?? 0) > b.writeBlockedMs;
-    const blocked = midFrameStall || hostNotReading || pipeFull;
+    // Tapped, "not reading" is the host's: writes towards it wait, and the server blocked
+    // behind them is not at fault (that is what only a tap can tell apart).
+    const tapHostStalled = s.tapped === true && live && !s.readingStdout;
+    if (s.tapped) this.hostNotReading(s, tapHostStalled && notReadingFor > b.writeBlockedMs);
+    const blocked = !tapHostStalled && (midFrameStall || hostNotReading || pipeFull);
     this.episode('write-blocked', 'server-write-blocked', blocked, () => {
       const why = hostNotReading
         ? `the host has not read stdout for ${ms(notReadingFor)} (reader ${s.readerMode})`
@@ -192,6 +196,30 @@ export class FindingsEngine {
         s.t,
       ),
     );
+  }
+
+  /** Tapped sessions: the host has not taken what the tap wrote towards it. */
+  private hostNotReading(s: TickState, stalled: boolean): void {
+    this.episode('host-not-reading', 'host-not-reading', stalled, () => {
+      const since = s.notReadingSince === null ? 0 : s.t - s.notReadingSince;
+      const owed =
+        s.responsesOwed > 0 ? `, ${s.responsesOwed} of its requests answered or owed` : '';
+      const proof = s.writeProof ? `; the server waits behind it: ${s.writeProof.text}` : '';
+      this.raise(
+        'host-not-reading',
+        `the host has not read the server's stdout for ${ms(since)} (the tap holds ` +
+          `${s.hostPendingBytes ?? 0} bytes it has not taken${owed})${proof}`,
+        s.t,
+        undefined,
+        s.writeProof?.evidence,
+      );
+    });
+    if (stalled && s.writeProof)
+      this.amend(
+        'host-not-reading',
+        s.writeProof.evidence,
+        `the server waits behind it: ${s.writeProof.text}`,
+      );
   }
 
   all(): LiveFinding[] {

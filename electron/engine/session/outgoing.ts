@@ -95,11 +95,16 @@ export class Outgoing {
     return { ok: true };
   }
 
-  /** The notification itself (a user's Cancel, or a timeout). */
-  sendCancellation(id: JsonRpcId, reason: string): void {
+  /** A cancellation the host sent (tapped sessions): counted as one sent on this session. */
+  countCancellation(id: JsonRpcId): void {
     this.cancellationsSent += 1;
     if (this.d.transport.lastCounters?.readingStdout === false)
       this.cancelledWhileNotReading.add(id);
+  }
+
+  /** The notification itself (a user's Cancel, or a timeout). */
+  sendCancellation(id: JsonRpcId, reason: string): void {
+    this.countCancellation(id);
     void this.notify('notifications/cancelled', { requestId: id, reason });
   }
 

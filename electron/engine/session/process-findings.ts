@@ -48,9 +48,13 @@ export function writeProofOf(snap: ProcessSnapshot | null, s: TickState): WriteP
   const root = snap?.processes[0];
   if (!root || !snap || s.t - snap.t > STALE_MS) return null;
   const a = root.activity;
-  const reader = s.readingStdout
-    ? `the reader reads (${s.readerMode}) but the pipe stays full`
-    : `the reader is not reading (${s.readerMode})`;
+  const reader = s.tapped
+    ? s.readingStdout
+      ? 'the tap reads, and the host takes what it relays, but the pipe stays full'
+      : 'the tap stopped reading it because the host is not taking what it relays'
+    : s.readingStdout
+      ? `the reader reads (${s.readerMode}) but the pipe stays full`
+      : `the reader is not reading (${s.readerMode})`;
   if (a.kind === 'writing' && a.syscall?.fd === 1) {
     const held = a.forMs ?? 0;
     return {

@@ -10,7 +10,6 @@ import { randomUUID } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import { DisposableStore, listen, toDisposable } from '../../../shared/lifecycle.js';
 import type { LiveMetrics } from '../../../shared/metrics.js';
-import type { ProcessAvailability, ProcessSnapshot } from '../../../shared/process.js';
 import type { JsonRpcId, RequestRecord } from '../../../shared/requests.js';
 import {
   parseSessionConfig,
@@ -25,6 +24,7 @@ import { Dispatcher } from './dispatcher.js';
 import { SessionEvidence } from './evidence.js';
 import { FindingsEngine } from './findings-engine.js';
 import { FrameStore } from './frame-store.js';
+import { HostTraffic } from './host-traffic.js';
 import { InboundRouter, type PollutionEntry } from './inbound-router.js';
 import { LateAnswers } from './late-answers.js';
 import { SessionMetrics } from './live-metrics.js';
@@ -41,6 +41,7 @@ import {
   type Sent,
   SessionError,
   type SessionEvents,
+  type SessionOptions,
   spawnErrorMessage,
 } from './types.js';
 
@@ -68,6 +69,8 @@ export class Session extends EventEmitter<SessionEvents> {
   private readonly metrics = new SessionMetrics();
   /** The process sampler and the rules on it, and the end's signatures. */
   readonly evidence: SessionEvidence;
+  /** Tapped sessions (`pipescope tap`): the host's own lines, fed by the tap. */
+  readonly hostTraffic: HostTraffic | null = null;
   /** The tick timer and the listeners on the transport: released when the session stops. */
   private readonly store = new DisposableStore();
   private readonly late: LateAnswers;
@@ -76,10 +79,7 @@ export class Session extends EventEmitter<SessionEvents> {
   private stopPromise: Promise<void> | null = null;
   private readonly started: Promise<void>;
 
-  constructor(
-    input: SessionConfigInput | SessionConfig,
-    options: { frameStoreBytes?: number } = {},
-  ) {
+  constructor(input: SessionConfigInput | SessionConfig, options: SessionOptions = {}) {
     super();
     this.config = parseSessionConfig(input);
     this.frames = new FrameStore(options.frameStoreBytes);
@@ -121,10 +121,16 @@ export class Session extends EventEmitter<SessionEvents> {
       requests: this.requests,
       findings: this.findings,
       pollution: this.pollution,
-      write: (msg) => void this.out.write(msg),
-      onFrame: (summary) => this.emit('frame', summary),
+      // Tapped: the host answers the server's pings and requests, never Pipescope.
+      write: (msg) => void (options.tap ? null : this.out.write(msg)),
+      onFrame: (summary) => {
+        this.hostTraffic?.frameIn(summary);
+        this.emit('frame', summary);
+      },
     });
-    this.transport = Transport.start({ ...this.config, stopGraceMs: this.config.stopGraceMs });
+    const { tap, startedAtEpochMs } = options;
+    const grace = this.config.stopGraceMs;
+    this.transport = Transport.start({ ...this.config, stopGraceMs: grace, tap, startedAtEpochMs });
     this.out = new Outgoing({
       requests: this.requests,
       frames: this.frames,
@@ -132,9 +138,14 @@ export class Session extends EventEmitter<SessionEvents> {
       now: () => this.now(),
       requestTimeoutMs: () => this.config.requestTimeoutMs,
       blocked: () =>
-        this.stopPromise || this.state !== 'running' ? `the session is ${this.state}` : null,
+        tap
+          ? 'the host owns the requests of a tapped session (replay one on a fresh server)'
+          : this.stopPromise || this.state !== 'running'
+            ? `the session is ${this.state}`
+            : null,
       onFrame: (summary) => this.emit('frame', summary),
     });
+    if (tap) this.hostTraffic = new HostTraffic(this.frames, this.requests, this.out, this);
     this.dispatcher = new Dispatcher({
       consume: (f) => this.router.route(f),
       credit: (frames, bytes) => this.transport.credit(frames, bytes),
@@ -188,16 +199,6 @@ export class Session extends EventEmitter<SessionEvents> {
     this.store.add(listen(this.transport, event, listener as (...args: unknown[]) => void));
   }
 
-  /** Whether process evidence is had here (and why not), and how many samples were taken. */
-  processInfo(): ProcessAvailability & { samples: number } {
-    return this.evidence.info();
-  }
-
-  /** The newest sample of the server's process tree (null: none yet, or not available). */
-  latestProcess(): ProcessSnapshot | null {
-    return this.evidence.latest();
-  }
-
   private wireTransport(): void {
     this.onTransport('frames', (frames) => {
       this.dispatcher.enqueue(frames);
@@ -248,7 +249,7 @@ export class Session extends EventEmitter<SessionEvents> {
 
   /** Sends notifications/cancelled for one of our in-flight requests (never initialize). */
   cancel(id: JsonRpcId, reason = 'cancelled by user'): { ok: true } | { ok: false; error: string } {
-    return this.out.cancel(id, reason);
+    return this.out.cancel(id, this.hostTraffic ? `sent by Pipescope: ${reason}` : reason);
   }
 
   /** Re-sends a past request with a new id. */
@@ -311,10 +312,6 @@ export class Session extends EventEmitter<SessionEvents> {
     this.transport.setReaderMode(mode);
   }
 
-  getReaderMode(): ReaderMode {
-    return this.config.readerMode;
-  }
-
   setConsumerDelay(ms: number): void {
     this.config.consumerDelayMs = ms;
     this.dispatcher.setDelay(ms);
@@ -334,6 +331,7 @@ export class Session extends EventEmitter<SessionEvents> {
       alive: this.pid !== null && this.exit === null,
       readerMode: this.config.readerMode,
       responsesOwed: this.requests.inFlight().length,
+      tapped: this.hostTraffic !== null,
       dispatcherDepth: this.metrics.latest.dispatcherDepth,
       oldestQueuedAt: this.dispatcher.oldestArrival(),
     });

@@ -23,6 +23,10 @@ export interface TickState {
   queueOldestAgeMs: number;
   stdinPendingSince: number | null;
   stdinPendingBytes: number;
+  /** A tapped session: "not reading" is the host's (the relay reads as the host drains). */
+  tapped?: boolean;
+  /** Tapped: bytes the tap wrote towards the host that its pipe has not taken. */
+  hostPendingBytes?: number;
   /** The process evidence behind a blocked write (process-findings.ts), when it was seen. */
   writeProof?: WriteProof | null;
 }
@@ -45,6 +49,7 @@ export interface SessionSide {
   dispatcherDepth: number;
   /** When the oldest message still queued for the consumer arrived (null: none queued). */
   oldestQueuedAt: number | null;
+  tapped?: boolean;
 }
 
 export function tickStateOf(c: WorkerCounters | null, s: SessionSide): TickState {
@@ -63,5 +68,7 @@ export function tickStateOf(c: WorkerCounters | null, s: SessionSide): TickState
     queueOldestAgeMs: s.oldestQueuedAt === null ? 0 : s.t - s.oldestQueuedAt,
     stdinPendingSince: c?.stdinPendingSince ?? null,
     stdinPendingBytes: c?.stdinPendingBytes ?? 0,
+    tapped: s.tapped === true,
+    hostPendingBytes: c?.hostPendingBytes ?? 0,
   };
 }

@@ -1,4 +1,5 @@
 /** The Session's public shapes: what hosts send, get back and listen to. */
+import type { MessagePort } from 'node:worker_threads';
 import type { LiveFinding } from '../../../shared/findings.js';
 import type { LiveMetrics } from '../../../shared/metrics.js';
 import type { ProcessSnapshot } from '../../../shared/process.js';
@@ -42,6 +43,15 @@ export interface SessionEvents {
   oversize: [
     info: { phase: 'start' | 'end'; offset: number; bytes: number; atEof: boolean; t: number },
   ];
+}
+
+/** How a Session is made beyond its config. */
+export interface SessionOptions {
+  frameStoreBytes?: number;
+  /** Tap mode (`pipescope tap`): observe a host's server through the relay on this port. */
+  tap?: MessagePort;
+  /** Epoch ms the session's clock counts from (a tap's relay started it before us). */
+  startedAtEpochMs?: number;
 }
 
 export class SessionError extends Error {

@@ -24,7 +24,7 @@ export const PROCESS_KEEPALIVE_MS = 5000;
 /** CPU % points a process must move by for the move to be worth a line. */
 const CPU_STEP = 10;
 
-/** The session's `processInfo()` as SessionInfo and trace headers carry it. */
+/** The session's `evidence.info()` as SessionInfo and trace headers carry it. */
 export function processAvailabilityOf(info: {
   available: boolean;
   reason?: string;

@@ -11,7 +11,7 @@
  * loses at most the last second. An unwritable path or a full disk is one clear error; the
  * recorder then detaches and the session goes on unrecorded.
  */
-import { createWriteStream, openSync, type WriteStream } from 'node:fs';
+import { createWriteStream, openSync } from 'node:fs';
 import type { LiveFinding } from '../../../shared/findings.js';
 import { DisposableStore, listen, toDisposable } from '../../../shared/lifecycle.js';
 import type { LiveMetrics } from '../../../shared/metrics.js';
@@ -40,8 +40,21 @@ import {
 } from './process-event.js';
 import { Redactor } from './redact.js';
 
+/** Where a recorder's lines go: the trace file, or a flight recorder's ring (flight-recorder.ts).
+ *  Each `write` is whole lines; the first is the header alone. */
+export interface TraceSink {
+  write(chunk: string): void;
+  /** Bytes written and not yet taken (a slow disk): past a bound, lines are dropped. */
+  readonly writableLength: number;
+  /** Ends it; `done` once everything written is taken (or it failed). */
+  end(done: () => void): void;
+  destroy(): void;
+}
+
 export interface TraceRecorderOptions {
   path: string;
+  /** Lines go here instead of a file at `path` (which then only names the recording). */
+  sink?: TraceSink;
   /** Trace bytes up to which frame and stderr text is kept (default 64 MiB). */
   budgetBytes?: number;
   /** Redaction (HARDENING.md 33); on unless explicitly false. */
@@ -70,7 +83,7 @@ export class TraceRecorder {
   readonly budgetBytes: number;
   /** The one-line error, once the trace could not be written. */
   error: string | null = null;
-  private stream: WriteStream | null = null;
+  private stream: TraceSink | null = null;
   private readonly redactor: Redactor;
   private pending: string[] = [];
   private pendingBytes = 0;
@@ -111,15 +124,8 @@ export class TraceRecorder {
   }
 
   private open(): void {
-    let fd: number;
-    try {
-      fd = openSync(this.path, this.options.overwrite === false ? 'wx' : 'w');
-    } catch (e) {
-      this.fail(e);
-      return;
-    }
-    this.stream = createWriteStream(this.path, { fd });
-    this.stream.on('error', (e) => this.fail(e));
+    this.stream = this.options.sink ?? this.fileSink();
+    if (!this.stream) return;
     this.writeLine(this.header());
     this.flush();
     const flushMs = Math.min(1000, Math.max(10, this.options.flushMs ?? 200));
@@ -127,6 +133,31 @@ export class TraceRecorder {
     flushTimer.unref();
     this.attached.add(toDisposable(() => clearInterval(flushTimer)));
     this.attach();
+  }
+
+  private fileSink(): TraceSink | null {
+    let fd: number;
+    try {
+      fd = openSync(this.path, this.options.overwrite === false ? 'wx' : 'w');
+    } catch (e) {
+      this.fail(e);
+      return null;
+    }
+    const ws = createWriteStream(this.path, { fd });
+    ws.on('error', (e) => this.fail(e));
+    return {
+      write: (chunk) => ws.write(chunk),
+      get writableLength() {
+        return ws.writableLength;
+      },
+      end: (done) => {
+        if (ws.destroyed) return done();
+        ws.end(() => done());
+        ws.once('error', () => done());
+        ws.once('close', () => done());
+      },
+      destroy: () => ws.destroy(),
+    };
   }
 
   private header(): TraceHeader {
@@ -143,7 +174,7 @@ export class TraceRecorder {
       recordingBudgetBytes: this.budgetBytes,
       redacted: r.enabled,
       recorder: { name: 'pipescope', version: '0.1.0' },
-      process: processAvailabilityOf(this.session.processInfo()),
+      process: processAvailabilityOf(this.session.evidence.info()),
     };
   }
 
@@ -165,7 +196,7 @@ export class TraceRecorder {
     on('tick', this.onTick);
     on('process', this.onProcess);
     // The tree as it is now: a recording switched on mid-session starts with a picture.
-    const latest = s.latestProcess();
+    const latest = s.evidence.latest();
     if (latest) this.onProcess(latest);
     if (s.state !== 'starting') this.onState(s.state);
   }
@@ -231,7 +262,7 @@ export class TraceRecorder {
   });
 
   private processLine(p: ProcessSnapshot): void {
-    this.processSamples = this.session.processInfo().samples;
+    this.processSamples = this.session.evidence.info().samples;
     this.event(processEvent(p, this.processSamples, this.redactor));
   }
 
@@ -257,7 +288,7 @@ export class TraceRecorder {
       this.event({
         t: this.session.now(),
         type: 'mode',
-        readerMode: this.session.getReaderMode(),
+        readerMode: this.session.config.readerMode,
         consumerDelayMs: this.session.config.consumerDelayMs,
       });
     }
@@ -278,7 +309,7 @@ export class TraceRecorder {
   }
 
   private modeKey(): string {
-    return `${this.session.getReaderMode()}/${this.session.config.consumerDelayMs}`;
+    return `${this.session.config.readerMode}/${this.session.config.consumerDelayMs}`;
   }
 
   /** Whether `n` more bytes of text stay within the recording budget. */
@@ -300,7 +331,7 @@ export class TraceRecorder {
     if (this.pendingBytes >= FLUSH_AT_BYTES) this.flush();
   }
 
-  private flush(force = false): void {
+  flush(force = false): void {
     if (!this.stream || this.pending.length === 0) return;
     if (!force && this.stream.writableLength > MAX_BACKLOG_BYTES) {
       this.droppedEvents += this.pending.length;
@@ -333,8 +364,8 @@ export class TraceRecorder {
     this.event({ t: s.now(), type: 'metrics', metrics: { ...s.liveMetrics() } });
     // The tree as last seen, with the final sample count: a trace cut before `end` then
     // rebuilds the report's `process` exactly (samples the gate left out are counted here).
-    const latest = s.latestProcess();
-    if (latest && s.processInfo().samples !== this.processSamples) this.processLine(latest);
+    const latest = s.evidence.latest();
+    if (latest && s.evidence.info().samples !== this.processSamples) this.processLine(latest);
     const report = this.redactor.report(buildProbeReport(s));
     this.event({
       t: s.now(),
@@ -352,12 +383,7 @@ export class TraceRecorder {
     });
     this.flush(true);
     this.stream = null;
-    await new Promise<void>((resolve) => {
-      if (stream.destroyed) resolve();
-      else stream.end(() => resolve());
-      stream.once('error', () => resolve());
-      stream.once('close', () => resolve());
-    });
+    await new Promise<void>((resolve) => stream.end(resolve));
   }
 
   private fail(e: unknown): void {

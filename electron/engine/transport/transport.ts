@@ -48,6 +48,8 @@ export type TransportConfig = Pick<
   startedAtEpochMs?: number;
   /** How stdout and stderr are read (default: the socket channels where they work). */
   readChannels?: WorkerStartConfig['readChannels'];
+  /** Tap mode: observe a relayed server through this port instead of spawning one. */
+  tap?: WorkerStartConfig['tap'];
 };
 
 export interface TransportEvents {
@@ -99,6 +101,8 @@ export class Transport extends EventEmitter<TransportEvents> {
   private pid: number | null = null;
   private exitSeen = false;
   private stdoutEnded = false;
+  /** Tap mode: the server is a host's (never signalled from here). */
+  private readonly tapped: boolean;
   lastCounters: WorkerCounters | null = null;
 
   static start(config: TransportConfig): Transport {
@@ -123,9 +127,12 @@ export class Transport extends EventEmitter<TransportEvents> {
       stopGraceMs: config.stopGraceMs ?? { ...DEFAULT_STOP_GRACE_MS },
       startedAtEpochMs: this.startedAtEpochMs,
       readChannels: config.readChannels,
+      ...(config.tap && { tap: config.tap }),
     };
+    this.tapped = config.tap !== undefined;
     this.worker = new Worker(workerUrl(), {
       workerData: start,
+      transferList: config.tap ? [config.tap] : [],
       resourceLimits: { maxOldGenerationSizeMb: WORKER_HEAP_MB },
       stdout: false,
       stderr: false,
@@ -261,7 +268,7 @@ export class Transport extends EventEmitter<TransportEvents> {
     // Without its worker nobody drains the server: kill its group (HARDENING.md 9).
     // As in the stop ladder: after the exit was seen, only a group still holding stdout is
     // signalled (no signal to a pid that may have been reused).
-    const groupMayLive = !this.exitSeen || !this.stdoutEnded;
+    const groupMayLive = !this.tapped && (!this.exitSeen || !this.stdoutEnded);
     if (this.pid !== null && this.pid > 0 && groupMayLive && process.platform !== 'win32') {
       try {
         process.kill(-this.pid, 'SIGKILL');

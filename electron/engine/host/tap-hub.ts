@@ -1,0 +1,200 @@
+/**
+ * Tap hub: the app's side of the tap link (tap-link.ts). Listens on the user's tap socket, takes
+ * taps that present the token, and shows their sessions as its own: their events go to the
+ * app's subscribers as they come, their SessionInfo joins the list, and calls on their session
+ * ids go back to the tap that owns them (which decides what it allows: publish.ts).
+ *
+ * Owns: the listening socket, the token file it wrote, every tap connection (at most MAX_TAPS),
+ * and the calls waiting for an answer (each with a timeout). Fed by: taps. Listens: the
+ * SessionManager, through `TapHubHost`.
+ */
+import { mkdirSync, rmSync } from 'node:fs';
+import { connect, createServer, type Server, type Socket } from 'node:net';
+import type { HostEvent } from '../../../shared/host-api.js';
+import { err, type Result } from '../../../shared/result.js';
+import type { SessionInfo, TapInfo } from '../../../shared/session-info.js';
+import {
+  readLines,
+  TAP_LINK_VERSION,
+  type TapToApp,
+  tapLinkDir,
+  tapLinkPaths,
+  tapLinkUnavailable,
+  tokensEqual,
+  writeLine,
+  writeTapToken,
+} from './tap-link.js';
+
+const MAX_TAPS = 64;
+const HELLO_TIMEOUT_MS = 2000;
+const CALL_TIMEOUT_MS = 15_000;
+
+export interface TapHubHost {
+  emit(e: HostEvent): void;
+  sessionsChanged(): void;
+}
+
+interface TapConnection {
+  socket: Socket;
+  tap: TapInfo;
+  sessions: SessionInfo[];
+}
+
+function listenOn(file: string): Promise<Server> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(file, () => {
+      server.off('error', reject);
+      resolve(server);
+    });
+  });
+}
+
+/** Whether something listens on the socket at `file`. */
+function answers(file: string): Promise<boolean> {
+  return new Promise((resolve) => {
+    const s = connect(file);
+    s.once('connect', () => {
+      s.destroy();
+      resolve(true);
+    });
+    s.once('error', () => resolve(false));
+  });
+}
+
+export class TapHub {
+  private server: Server | null = null;
+  private token = '';
+  private readonly taps = new Set<TapConnection>();
+  private readonly calls = new Map<number, (r: Result<unknown>) => void>();
+  private nextCall = 1;
+  readonly socketPath: string;
+
+  private constructor(
+    private readonly host: TapHubHost,
+    private readonly dir: string,
+  ) {
+    this.socketPath = tapLinkPaths(dir).socket;
+  }
+
+  /** Starts listening; null (and why) when it cannot here. */
+  static async start(host: TapHubHost, dir = tapLinkDir()): Promise<TapHub | string> {
+    const why = tapLinkUnavailable();
+    if (why) return why;
+    const hub = new TapHub(host, dir);
+    try {
+      await hub.listen();
+    } catch (e) {
+      return `taps cannot be shown: ${(e as Error).message}`;
+    }
+    return hub;
+  }
+
+  private async listen(): Promise<void> {
+    mkdirSync(this.dir, { recursive: true, mode: 0o700 });
+    let server: Server;
+    try {
+      server = await listenOn(this.socketPath);
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw e;
+      // Another Pipescope shows the taps already; a file left by one that died is taken over.
+      if (await answers(this.socketPath))
+        throw new Error(`another Pipescope already shows taps (${this.socketPath})`);
+      rmSync(this.socketPath, { force: true });
+      server = await listenOn(this.socketPath);
+    }
+    server.on('connection', (socket) => this.accept(socket));
+    server.maxConnections = MAX_TAPS;
+    server.on('error', () => {});
+    this.server = server;
+    // Only once the socket is ours: a token taps will present to us.
+    this.token = writeTapToken(this.dir);
+  }
+
+  private accept(socket: Socket): void {
+    let conn: TapConnection | null = null;
+    const hello = setTimeout(() => socket.destroy(), HELLO_TIMEOUT_MS);
+    socket.on('error', () => {});
+    socket.once('close', () => {
+      clearTimeout(hello);
+      if (conn) this.gone(conn);
+    });
+    readLines(socket, (raw) => {
+      const msg = raw as TapToApp;
+      if (!conn) {
+        const ok =
+          msg?.type === 'hello' &&
+          msg.version === TAP_LINK_VERSION &&
+          typeof msg.token === 'string' &&
+          tokensEqual(msg.token, this.token);
+        if (!ok) return void socket.destroy();
+        clearTimeout(hello);
+        conn = { socket, tap: msg.tap, sessions: [] };
+        this.taps.add(conn);
+        return;
+      }
+      if (msg.type === 'event') this.onEvent(conn, msg.event);
+      else if (msg.type === 'result') this.calls.get(msg.id)?.(msg.result);
+    });
+  }
+
+  private onEvent(conn: TapConnection, e: HostEvent): void {
+    if (e.type === 'sessions') {
+      // The tap's own list: its session (and replays), each marked as the tap's.
+      conn.sessions = e.sessions.map((s) => ({ ...s, tap: s.tap ?? conn.tap }));
+      this.host.sessionsChanged();
+      return;
+    }
+    this.host.emit(e);
+  }
+
+  private gone(conn: TapConnection): void {
+    this.taps.delete(conn);
+    if (conn.sessions.length > 0) this.host.sessionsChanged();
+  }
+
+  /** Every tapped session's info (listed after the app's own). */
+  infos(): SessionInfo[] {
+    return [...this.taps].flatMap((c) => c.sessions);
+  }
+
+  /** The tap that shows session `id`, if any. */
+  private owner(id: string): TapConnection | null {
+    for (const c of this.taps) if (c.sessions.some((s) => s.id === id)) return c;
+    return null;
+  }
+
+  owns(id: string): boolean {
+    return this.owner(id) !== null;
+  }
+
+  /** A call on a tapped session, answered by its tap (or an error if it does not answer). */
+  call(sessionId: string, channel: string, payload: unknown): Promise<Result<unknown>> {
+    const conn = this.owner(sessionId);
+    if (!conn) return Promise.resolve(err('ENOSESSION', `no session ${sessionId}`));
+    const id = this.nextCall++;
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => done(err('ETAP', 'the tap did not answer')), CALL_TIMEOUT_MS);
+      const done = (r: Result<unknown>): void => {
+        clearTimeout(timer);
+        this.calls.delete(id);
+        resolve(r);
+      };
+      this.calls.set(id, done);
+      if (!writeLine(conn.socket, { type: 'call', id, channel, payload }, 8 * 1024 * 1024))
+        done(err('ETAP', 'the tap is not taking messages'));
+    });
+  }
+
+  async close(): Promise<void> {
+    for (const c of this.taps) c.socket.destroy();
+    this.taps.clear();
+    for (const [, done] of this.calls) done(err('ETAP', 'the app is closing'));
+    const server = this.server;
+    this.server = null;
+    if (!server) return;
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+    rmSync(this.socketPath, { force: true });
+  }
+}

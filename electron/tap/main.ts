@@ -1,0 +1,172 @@
+/**
+ * `pipescope tap [--name N] [--host LABEL] [--trace FILE] [--no-publish] -- <command> [args...]`:
+ * the line a user puts in a host's config in place of a server's command (DESIGN.md "Tap,
+ * attach and check"). bin/pipescope.js comes here directly, before the rest of the CLI loads:
+ * the host starts every server through the tap, so its start-up is the server's.
+ *
+ * The server is spawned first, then the observer thread starts (observer.ts: it loads the
+ * engine while the relay already runs). Signals the host sends go to the server; SIGUSR2 writes
+ * the flight recorder out. The tap exits as the server did: its code, or its signal re-raised.
+ * Nothing the tap says goes to stdout, ever: its own lines go to stderr, prefixed.
+ */
+import { readFileSync } from 'node:fs';
+import { Worker } from 'node:worker_threads';
+import type { ObserverToRelay, RelayToObserver, ToRelay } from '../wire/tap-protocol.js';
+import type { ObserverConfig } from './observer-config.js';
+import { Relay, type RelayEnd } from './relay.js';
+
+/** How long the observer gets to finish its files after the server is gone. */
+const OBSERVER_FINISH_MS = 3000;
+const FORWARDED = ['SIGTERM', 'SIGINT', 'SIGHUP', 'SIGQUIT'] as const;
+
+export interface TapArgs {
+  name: string | null;
+  host: string | null;
+  trace: string | null;
+  publish: boolean;
+  command: string;
+  args: string[];
+}
+
+const USAGE =
+  'usage: pipescope tap [--name N] [--host LABEL] [--trace FILE] [--no-publish] -- <command> [args...]';
+
+/** The tap's own flags, parsed by hand (commander is not loaded on this path). */
+export function parseTapArgs(argv: string[]): TapArgs | string {
+  const out: TapArgs = {
+    name: null,
+    host: null,
+    trace: null,
+    publish: true,
+    command: '',
+    args: [],
+  };
+  let i = 0;
+  for (; i < argv.length; i++) {
+    const a = argv[i] as string;
+    if (a === '--') break;
+    if (a === '--no-publish') out.publish = false;
+    else if (a === '--name' || a === '--host' || a === '--trace') {
+      const v = argv[++i];
+      if (v === undefined) return `${a} needs a value\n${USAGE}`;
+      out[a.slice(2) as 'name' | 'host' | 'trace'] = v;
+    } else return `unknown option ${a}\n${USAGE}`;
+  }
+  const rest = argv.slice(i + 1);
+  if (i >= argv.length || rest.length === 0) return `the server's command goes after --\n${USAGE}`;
+  out.command = rest[0] as string;
+  out.args = rest.slice(1);
+  return out;
+}
+
+/** The command line of the process that started the tap (the host), where /proc shows it. */
+function parentCommand(): string | null {
+  try {
+    const raw = readFileSync(`/proc/${process.ppid}/cmdline`, 'utf8');
+    return raw.split('\0').filter(Boolean).join(' ').slice(0, 500) || null;
+  } catch {
+    return null;
+  }
+}
+
+function say(text: string): void {
+  process.stderr.write(`pipescope tap: ${text}\n`);
+}
+
+export async function runTap(argv: string[]): Promise<void> {
+  const parsed = parseTapArgs(argv);
+  if (typeof parsed === 'string') {
+    process.stderr.write(`${parsed}\n`);
+    process.exitCode = 2;
+    return;
+  }
+  const startedAtEpochMs = performance.timeOrigin + performance.now();
+  const now = (): number => performance.timeOrigin + performance.now() - startedAtEpochMs;
+  const relay = new Relay(parsed.command, parsed.args, process, now);
+  for (const sig of FORWARDED) process.on(sig, () => relay.child.kill(sig));
+  const observer = startObserver(parsed, relay, startedAtEpochMs);
+  process.on('SIGUSR2', () => observer?.post({ type: 'dump', reason: 'SIGUSR2' }));
+  const end = await relay.done;
+  if (end.spawnError) say(`cannot start ${parsed.command}: ${end.spawnError.message}`);
+  await observer?.finish();
+  exitAs(end);
+}
+
+interface ObserverHandle {
+  post(msg: RelayToObserver): void;
+  finish(): Promise<void>;
+}
+
+function startObserver(a: TapArgs, relay: Relay, startedAtEpochMs: number): ObserverHandle | null {
+  const cfg: ObserverConfig = {
+    command: a.command,
+    args: a.args,
+    cwd: process.cwd(),
+    name: a.name ?? a.command.split(/[\\/]/).pop() ?? a.command,
+    host: { label: a.host, pid: process.ppid, command: parentCommand() },
+    tapPid: process.pid,
+    tracePath: a.trace,
+    publish: a.publish,
+    startedAtEpochMs,
+  };
+  let worker: Worker;
+  try {
+    worker = new Worker(new URL('./observer.js', import.meta.url), {
+      workerData: cfg,
+      stdout: true, // the observer's console output must never reach our stdout
+      stderr: false,
+    });
+  } catch (e) {
+    say(`observing is off: ${(e as Error).message}`);
+    return null;
+  }
+  let finished: () => void = () => {};
+  const done = new Promise<void>((resolve) => {
+    finished = resolve;
+  });
+  // Anything the observer's threads print goes to our stderr (the host's log), never stdout.
+  worker.stdout.pipe(process.stderr, { end: false });
+  relay.stdinTee.attach(worker);
+  worker.on('message', (msg: ObserverToRelay) => {
+    if (msg.type === 'stdout-port') {
+      msg.port.on('message', (m: ToRelay) => relay.onWorkerMessage(m));
+      relay.stdoutTee.attach(msg.port);
+      msg.port.unref();
+    } else if (msg.type === 'ack') relay.stdinTee.ack(msg.bytes);
+    else if (msg.type === 'say') say(msg.text);
+    else if (msg.type === 'finished') finished();
+  });
+  worker.on('error', (e) => {
+    say(`observing stopped: ${e.message} (the relay goes on)`);
+    finished();
+  });
+  worker.on('exit', () => finished());
+  worker.unref();
+  return {
+    post: (msg) => worker.postMessage(msg),
+    finish: async () => {
+      worker.postMessage({ type: 'finish' } satisfies RelayToObserver);
+      const timer = setTimeout(finished, OBSERVER_FINISH_MS);
+      await done;
+      clearTimeout(timer);
+      await worker.terminate();
+    },
+  };
+}
+
+/** Exits as the server did: its code, or the signal that ended it, raised on ourselves. */
+function exitAs(end: RelayEnd): void {
+  const exit = end.exit;
+  if (end.spawnError || !exit) {
+    process.exit(end.spawnError?.code === 'ENOENT' ? 127 : 126);
+  }
+  if (exit.signal) {
+    for (const sig of FORWARDED) process.removeAllListeners(sig);
+    process.removeAllListeners('SIGUSR2');
+    process.kill(process.pid, exit.signal);
+    // A signal we cannot die of here (ignored by the host for us): the shell's convention.
+    setTimeout(() => process.exit(128 + 15), 500).unref();
+    return;
+  }
+  process.exit(exit.code ?? 0);
+}

@@ -1,0 +1,15 @@
+/** What the tap's entry (main.ts) tells its observer thread (observer.ts) at its start. */
+export interface ObserverConfig {
+  command: string;
+  args: string[];
+  cwd: string;
+  /** The server's name in the host's config (or the command's), for the app and file names. */
+  name: string;
+  /** The host, when known: its label (from `tap install`) and the tap's parent process. */
+  host: { label: string | null; pid: number; command: string | null };
+  tapPid: number;
+  tracePath: string | null;
+  publish: boolean;
+  /** Epoch ms the relay's clock counts from (both threads share it). */
+  startedAtEpochMs: number;
+}

@@ -1,0 +1,117 @@
+/**
+ * The tap's observer thread: everything `pipescope tap` does besides relaying, off the relay's
+ * thread so that none of it can delay a byte (DESIGN.md "Tap, attach and check").
+ *
+ * It runs one Session of the same engine in tap mode: stdout is framed by a transport worker
+ * that reads the relay's copies (worker/tap-source.ts), the host's lines come here (host-lines.ts
+ * → the session's HostTraffic), the process sampler watches the server. It keeps the flight
+ * recorder, records `--trace`, and publishes the session to a running Pipescope (publish.ts).
+ *
+ * Owns: the session, its recorders and the publisher; released on `finish` from the relay,
+ * after which it says `finished` and ends. Fed by: the relay's messages (parentPort).
+ */
+import { MessageChannel, type MessagePort, parentPort, workerData } from 'node:worker_threads';
+import { defaultTraceDir, recordingPath } from '../engine/host/recording.js';
+import { Session } from '../engine/session/session.js';
+import { FlightRecorder } from '../engine/trace/flight-recorder.js';
+import { TraceRecorder } from '../engine/trace/recorder.js';
+import type { ObserverToRelay, RelayToObserver } from '../wire/tap-protocol.js';
+import { HostLines } from './host-lines.js';
+import type { ObserverConfig } from './observer-config.js';
+import { Publisher } from './publish.js';
+
+const TAP_MAX_FRAME_BYTES = 128 * 1024 * 1024;
+/** A host line longer than this is counted, not kept (the host's requests are small). */
+const HOST_LINE_MAX_BYTES = 16 * 1024 * 1024;
+
+const port = parentPort;
+if (!port) throw new Error('the tap observer must run in a worker thread');
+const cfg = workerData as ObserverConfig;
+
+function tell(msg: ObserverToRelay, transfer: MessagePort[] = []): void {
+  port?.postMessage(msg, transfer);
+}
+
+const say = (text: string): void => tell({ type: 'say', text });
+
+const channel = new MessageChannel();
+tell({ type: 'stdout-port', port: channel.port1 }, [channel.port1]);
+
+const session = new Session(
+  {
+    command: cfg.command,
+    args: cfg.args,
+    cwd: cfg.cwd,
+    env: {},
+    // The host's transport limits are the host's: observe what it lets through (DESIGN.md's
+    // 128 MiB default), and never end its session over one.
+    maxFrameBytes: TAP_MAX_FRAME_BYTES,
+    onOversize: 'discard',
+    // The host keeps its own timeouts; Pipescope sends none of its own.
+    requestTimeoutMs: 0,
+  },
+  { tap: channel.port2, startedAtEpochMs: cfg.startedAtEpochMs },
+);
+
+const traceDir = defaultTraceDir();
+const flight = new FlightRecorder(session, {
+  dir: traceDir,
+  name: cfg.name,
+  onDump: (r) =>
+    say(
+      r.path
+        ? `flight recorder written to ${r.path} (${r.reason.split(':')[0]})`
+        : `flight recorder could not be written: ${r.error}`,
+    ),
+});
+const trace = cfg.tracePath
+  ? TraceRecorder.start(session, {
+      path: recordingPath(cfg.tracePath, traceDir),
+      onError: (message) => say(message),
+    })
+  : null;
+const publisher = cfg.publish ? new Publisher(session, cfg, flight, say) : null;
+
+const lines = new HostLines(
+  HOST_LINE_MAX_BYTES,
+  (body, t) => session.hostTraffic?.line(body, t),
+  (bytes, t) => session.hostTraffic?.oversize(bytes, t),
+);
+
+let finishing = false;
+async function finish(): Promise<void> {
+  if (finishing) return;
+  finishing = true;
+  await session.stop();
+  flight.flushPending();
+  await trace?.finish();
+  flight.dispose();
+  await publisher?.close();
+  tell({ type: 'finished' });
+  port?.close();
+}
+
+port.on('message', (msg: RelayToObserver) => {
+  switch (msg.type) {
+    case 'stdin':
+      lines.push(Buffer.from(msg.data), msg.t);
+      tell({ type: 'ack', bytes: msg.data.byteLength });
+      break;
+    case 'stdin-gap':
+      lines.gap(msg.bytes);
+      break;
+    case 'stdin-end':
+      // The host is done with the server: what follows (its exit) is the end, not a failure.
+      void session.stop();
+      break;
+    case 'host-read':
+      session.hostTraffic?.hostRead(msg.offset, msg.deliveredAt - msg.firstByteAt);
+      break;
+    case 'dump':
+      flight.dump(msg.reason);
+      break;
+    case 'finish':
+      void finish();
+      break;
+  }
+});

@@ -1,0 +1,229 @@
+/**
+ * Publisher: shows a tap's session live in a running Pipescope (tap-link.ts has the protocol).
+ *
+ * The tap keeps a SessionManager of its own with its one session adopted, so the app gets the
+ * very events (sessions, snapshots, notices) it would make for a session of its own, and a new
+ * connection gets the whole state first. The app's calls come back here and only these pass:
+ * a frame's page, an export, a cancellation (written between two of the host's lines and marked
+ * as sent by Pipescope), the flight recorder's dump, and a replay of a host request against a
+ * fresh server process (started here, with the host's environment, and published beside it).
+ * Anything that would change the host's session (stop, reader mode, limits) is refused.
+ *
+ * Owns: the SessionManager, the socket, the retry timer. Fed by: the session, the app's calls.
+ * Without an app it retries every RETRY_MS (a connect to a missing socket costs microseconds).
+ */
+import { connect, type Socket } from 'node:net';
+import type { HostEvent } from '../../shared/host-api.js';
+import { err, ok, type Result } from '../../shared/result.js';
+import type { SessionInfo } from '../../shared/session-info.js';
+import { createSession, handshake } from '../engine/host/launch.js';
+import { processAvailability } from '../engine/host/live-session.js';
+import { SessionManager } from '../engine/host/session-manager.js';
+import {
+  type AppToTap,
+  readLines,
+  readTapToken,
+  TAP_LINK_VERSION,
+  type TapToApp,
+  tapLinkPaths,
+  tapLinkUnavailable,
+  writeLine,
+} from '../engine/host/tap-link.js';
+import type { Session } from '../engine/session/session.js';
+import type { FlightRecorder } from '../engine/trace/flight-recorder.js';
+import type { ObserverConfig } from './observer-config.js';
+
+const RETRY_MS = 2000;
+/** Past this much unsent, events are skipped; the whole state is sent again once it drains. */
+const MAX_BACKLOG_BYTES = 8 * 1024 * 1024;
+const PASSED_THROUGH = new Set(['frame:page', 'session:export', 'request:cancel', 'session:list']);
+
+export class Publisher {
+  readonly manager = new SessionManager();
+  private socket: Socket | null = null;
+  private unsubscribe: (() => void) | null = null;
+  private retry: NodeJS.Timeout | null = null;
+  private closed = false;
+  private behind = false;
+  readonly info: SessionInfo;
+
+  constructor(
+    private readonly session: Session,
+    private readonly cfg: ObserverConfig,
+    private readonly flight: FlightRecorder,
+    private readonly say: (text: string) => void,
+  ) {
+    this.info = tappedInfo(session, cfg);
+    this.manager.adopt(session, this.info);
+    session.on('state', (state) => {
+      this.info.state = state;
+      this.info.pid = session.pid;
+      this.info.exit = session.exit && { code: session.exit.code, signal: session.exit.signal };
+      this.manager.sessionsChanged();
+    });
+    if (tapLinkUnavailable() === null) this.tryConnect();
+  }
+
+  private tryConnect(): void {
+    if (this.closed || this.socket) return;
+    const token = readTapToken();
+    if (!token) {
+      this.later();
+      return;
+    }
+    const socket = connect(tapLinkPaths().socket);
+    socket.once('error', () => {
+      socket.destroy();
+      if (this.socket === socket) this.dropped();
+      else this.later();
+    });
+    socket.once('connect', () => {
+      this.socket = socket;
+      socket.once('close', () => this.dropped());
+      const hello: TapToApp = {
+        type: 'hello',
+        token,
+        version: TAP_LINK_VERSION,
+        tap: this.info.tap as NonNullable<SessionInfo['tap']>,
+      };
+      writeLine(socket, hello, MAX_BACKLOG_BYTES);
+      readLines(socket, (msg) => void this.onCall(msg as AppToTap));
+      socket.on('drain', () => this.caughtUp());
+      this.unsubscribe = this.manager.subscribe((e) => this.send(e));
+    });
+  }
+
+  private later(): void {
+    if (this.closed || this.retry) return;
+    this.retry = setTimeout(() => {
+      this.retry = null;
+      this.tryConnect();
+    }, RETRY_MS);
+    this.retry.unref();
+  }
+
+  private dropped(): void {
+    this.unsubscribe?.();
+    this.unsubscribe = null;
+    this.socket = null;
+    this.later();
+  }
+
+  private send(event: HostEvent): void {
+    const socket = this.socket;
+    if (!socket || this.behind) return;
+    if (!writeLine(socket, { type: 'event', event }, MAX_BACKLOG_BYTES)) this.behind = true;
+  }
+
+  /** The app was too slow to take everything: once it has, it gets the whole state again. */
+  private caughtUp(): void {
+    if (!this.behind) return;
+    this.behind = false;
+    this.unsubscribe?.();
+    this.unsubscribe = this.manager.subscribe((e) => this.send(e));
+  }
+
+  private async onCall(msg: AppToTap): Promise<void> {
+    if (msg?.type !== 'call' || typeof msg.id !== 'number') return;
+    const result = await this.run(msg.channel, msg.payload);
+    if (this.socket) writeLine(this.socket, { type: 'result', id: msg.id, result }, Infinity);
+  }
+
+  private async run(channel: string, payload: unknown): Promise<Result<unknown>> {
+    const p = (payload ?? {}) as { sessionId?: string; requestId?: string | number };
+    if (channel === 'tap:dump') {
+      const file = this.flight.dump('asked for from the app');
+      return file ? ok({ path: file }) : err('EDUMP', 'the flight recorder could not be written');
+    }
+    if (channel === 'request:replay' && p.sessionId === this.session.id)
+      return this.replay(p.requestId);
+    if (PASSED_THROUGH.has(channel) || (p.sessionId && p.sessionId !== this.session.id))
+      return this.manager.handle(channel, payload);
+    return err('ETAPPED', `${channel}: the host owns this session (a tap only watches it)`);
+  }
+
+  /** The host's request `id`, sent again to a fresh process of the same server. */
+  private async replay(id: string | number | undefined): Promise<Result<unknown>> {
+    const r = id === undefined ? undefined : this.session.requests.get(id);
+    if (!r || r.method === 'initialize') return err('EREPLAY', `request ${id} cannot be replayed`);
+    const params = this.session.requests.params(r.id) as Record<string, unknown> | undefined;
+    const env: Record<string, string> = {};
+    for (const [k, v] of Object.entries(process.env)) if (v !== undefined) env[k] = v;
+    const created = createSession({
+      server: {
+        name: `replay of ${String(r.id)} (${this.cfg.name})`,
+        command: this.cfg.command,
+        args: this.cfg.args,
+        cwd: this.cfg.cwd,
+        env,
+      },
+    });
+    if (!created.ok) return created;
+    const { session, info } = created.value;
+    info.title = `${this.cfg.name}: replay of ${r.method} #${String(r.id)}`;
+    this.manager.adopt(session, info);
+    try {
+      await session.whenStarted();
+    } catch (e) {
+      info.startError = (e as Error).message;
+      this.manager.sessionsChanged();
+      return err('EREPLAY', info.startError);
+    }
+    info.pid = session.pid;
+    await handshake(session, info);
+    this.manager.sessionsChanged();
+    const sent = session.send(r.method, params, { replayOf: r.id });
+    this.say(`replaying ${r.method} #${String(r.id)} on a fresh server (pid ${session.pid})`);
+    return ok({ requestId: sent.id, sessionId: session.id });
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    if (this.retry) clearTimeout(this.retry);
+    this.retry = null;
+    this.manager.sessionsChanged();
+    await this.manager.stopAll();
+    // The last events (the session stopped, its findings) go before the socket closes.
+    const socket = this.socket;
+    this.unsubscribe?.();
+    this.socket = null;
+    if (socket) await new Promise<void>((resolve) => socket.end(resolve));
+  }
+}
+
+function tappedInfo(session: Session, cfg: ObserverConfig): SessionInfo {
+  const c = session.config;
+  const host = cfg.host.label ?? cfg.host.command?.split(' ')[0] ?? 'host';
+  return {
+    id: session.id,
+    title: `${host} → ${cfg.name}`,
+    command: cfg.command,
+    args: cfg.args,
+    cwd: cfg.cwd,
+    envNames: [],
+    demoId: null,
+    pid: session.pid,
+    state: session.state,
+    exit: null,
+    startError: null,
+    serverInfo: null,
+    handshakeError: null,
+    tools: [],
+    readerMode: c.readerMode,
+    consumerDelayMs: c.consumerDelayMs,
+    overloadPolicy: c.overloadPolicy,
+    onOversize: c.onOversize,
+    maxFrameBytes: c.maxFrameBytes,
+    budgets: { ...c.budgets },
+    startedAt: cfg.startedAtEpochMs,
+    recording: null,
+    trace: null,
+    process: processAvailability(session),
+    tap: {
+      name: cfg.name,
+      host: cfg.host,
+      tapPid: cfg.tapPid,
+      server: { command: cfg.command, args: cfg.args, cwd: cfg.cwd },
+    },
+  };
+}

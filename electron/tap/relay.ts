@@ -1,0 +1,333 @@
+/**
+ * Relay: the heart of `pipescope tap`, on the tap's main thread, with nothing else on it.
+ *
+ * Spawns the server as the host asked (its environment, cwd and argv unchanged, no shell) and
+ * passes bytes both ways exactly: host stdin → server stdin, server stdout → host stdout, server
+ * stderr → the tap's stderr. Backpressure passes through too: when the host stops taking our
+ * stdout, the relay stops reading the server's (after the one chunk Node holds), so the server
+ * blocks in write() as it would without the tap; when the server stops reading its stdin, the
+ * relay stops reading the host's. Observers get copies through bounded tees (tee.ts) and never
+ * hold a byte back. Pipescope's own lines (a cancellation) go in between two of the host's lines.
+ *
+ * Owns: the child process, its three pipes, the tees and the state timer. Fed by: the host's
+ * stdin, the child's pipes and exit, the observers' messages. Listens: the tap's entry (main.ts)
+ * through `done`, once the server exited and everything it wrote reached the host.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import type { Readable, Writable } from 'node:stream';
+import type { ExitInfo } from '../wire/protocol.js';
+import {
+  type FromRelay,
+  type RelayHost,
+  type RelayStdin,
+  type RelayToObserver,
+  TAP_OBSERVE_MAX_BYTES,
+  type ToRelay,
+} from '../wire/tap-protocol.js';
+import { HostReadMeter } from './host-read-meter.js';
+import { Tee } from './tee.js';
+
+/** Large answers the host's reading of is timed (smaller ones take no time worth showing). */
+const HOST_READ_MIN_BYTES = 64 * 1024;
+const STATE_EVERY_MS = 100;
+
+export interface RelayIo {
+  stdin: Readable;
+  stdout: Writable;
+  stderr: Writable;
+}
+
+export interface RelayEnd {
+  exit: ExitInfo | null;
+  spawnError: { code: string; message: string } | null;
+}
+
+export class Relay {
+  readonly child: ChildProcess;
+  /** Copies for the transport worker that frames stdout (FromRelay). */
+  readonly stdoutTee = new Tee(TAP_OBSERVE_MAX_BYTES, (bytes) => this.gapOf(bytes));
+  /** Copies for the observer thread: the host's lines to the server (RelayToObserver). */
+  readonly stdinTee = new Tee(TAP_OBSERVE_MAX_BYTES, (bytes) => ({
+    type: 'stdin-gap',
+    bytes,
+    t: this.now(),
+  }));
+  private readonly meter: HostReadMeter;
+  private readonly host: RelayHost = {
+    reading: true,
+    notReadingSince: null,
+    notReadingMs: 0,
+    pendingBytes: 0,
+    deliveredBytes: 0,
+  };
+  private readonly stdinState: RelayStdin = {
+    bytes: 0,
+    pendingBytes: 0,
+    pendingSince: null,
+    waitMs: 0,
+    closed: false,
+  };
+  /** Whether the host's last byte to the server ended a line (injections wait for one). */
+  private atLineEnd = true;
+  private readonly injects: { seq: number; data: Uint8Array }[] = [];
+  private exit: ExitInfo | null = null;
+  private spawnError: RelayEnd['spawnError'] = null;
+  private stdoutEnded = false;
+  private hostGone = false;
+  /** Bytes handed to the host's pipe (`host.deliveredBytes`: the ones it took). */
+  private writtenBytes = 0;
+  private finished = false;
+  private readonly timer: NodeJS.Timeout;
+  readonly done: Promise<RelayEnd>;
+  private resolveDone!: (end: RelayEnd) => void;
+
+  constructor(
+    command: string,
+    args: string[],
+    private readonly io: RelayIo,
+    private readonly now: () => number,
+  ) {
+    this.done = new Promise((resolve) => {
+      this.resolveDone = resolve;
+    });
+    this.meter = new HostReadMeter(HOST_READ_MIN_BYTES, (r) =>
+      this.stdinTee.post({ type: 'host-read', ...r } satisfies RelayToObserver),
+    );
+    // Its own process group: a signal the host sends the tap's group reaches the server once,
+    // forwarded (main.ts), not twice.
+    this.child = spawn(command, args, {
+      stdio: ['pipe', 'pipe', 'pipe'],
+      detached: process.platform !== 'win32',
+      windowsHide: true,
+      shell: process.platform === 'win32',
+    });
+    this.timer = setInterval(() => this.sendState(), STATE_EVERY_MS);
+    this.timer.unref();
+    this.wire();
+  }
+
+  private wire(): void {
+    const { child, io } = this;
+    child.once('spawn', () => {
+      this.stdoutTee.post({ type: 'spawned', pid: child.pid ?? -1, t: this.now() });
+      this.sendState();
+    });
+    child.once('error', (e: NodeJS.ErrnoException) => {
+      if (child.pid !== undefined) return; // a kill() that failed: the exit still comes
+      this.spawnError = { code: e.code ?? 'ESPAWN', message: e.message };
+      this.stdoutTee.post({ type: 'spawn-error', ...this.spawnError } satisfies FromRelay);
+      this.stdoutEnded = true;
+      this.finish();
+    });
+    child.once('exit', (code, signal) => {
+      this.exit = { code, signal, t: this.now() };
+      this.stdoutTee.post({ type: 'exit', exit: this.exit } satisfies FromRelay);
+      this.maybeFinish();
+    });
+    const out = child.stdout as Readable;
+    out.on('data', (chunk: Buffer) => this.fromServer(chunk));
+    out.once('end', () => {
+      this.stdoutEnded = true;
+      this.stdoutTee.post({ type: 'stdout-end', t: this.now() } satisfies FromRelay);
+      this.maybeFinish();
+    });
+    out.on('error', () => {});
+    io.stdout.on('drain', () => this.hostDrained());
+    io.stdout.on('error', () => this.hostClosedStdout());
+    const err = child.stderr as Readable;
+    err.on('data', (chunk: Buffer) => {
+      this.stdoutTee.chunk(chunk, (data) => ({ type: 'stderr', data, t: this.now() }));
+      if (!io.stderr.write(chunk)) {
+        err.pause();
+        io.stderr.once('drain', () => err.resume());
+      }
+    });
+    err.on('error', () => {});
+    io.stderr.on('error', () => {});
+    const stdin = child.stdin as Writable;
+    stdin.on('drain', () => {
+      this.endStdinWait();
+      io.stdin.resume();
+    });
+    stdin.on('error', () => {
+      // The server closed its stdin (or exited): later host bytes have nowhere to go.
+      this.stdinState.closed = true;
+      this.endStdinWait();
+      io.stdin.resume();
+    });
+    io.stdin.on('data', (chunk: Buffer) => this.fromHost(chunk));
+    io.stdin.once('end', () => {
+      this.stdinTee.post({ type: 'stdin-end', t: this.now() } satisfies RelayToObserver);
+      if (!this.stdinState.closed) stdin.end();
+    });
+    io.stdin.on('error', () => {});
+  }
+
+  // ---- server → host ----
+
+  private fromServer(chunk: Buffer): void {
+    const t = this.now();
+    this.meter.read(chunk, t);
+    this.stdoutTee.chunk(chunk, (data) => ({ type: 'stdout', data, t }) satisfies FromRelay);
+    if (this.hostGone) return;
+    const length = chunk.length;
+    this.writtenBytes += length;
+    const ok = this.io.stdout.write(chunk, (e) => {
+      if (e) return;
+      this.host.deliveredBytes += length;
+      this.meter.written(length, this.now());
+      if (this.exit) this.maybeFinish();
+    });
+    if (!ok) this.hostStopped(t);
+  }
+
+  /** The host's pipe is full: stop reading the server (it blocks, as it would without us). */
+  private hostStopped(t: number): void {
+    if (!this.host.reading) return;
+    (this.child.stdout as Readable).pause();
+    this.host.reading = false;
+    this.host.notReadingSince = t;
+    this.sendState();
+  }
+
+  private hostDrained(): void {
+    if (this.host.reading) return;
+    const t = this.now();
+    if (this.host.notReadingSince !== null) this.host.notReadingMs += t - this.host.notReadingSince;
+    this.host.reading = true;
+    this.host.notReadingSince = null;
+    this.sendState();
+    (this.child.stdout as Readable).resume();
+    this.maybeFinish();
+  }
+
+  /** The host closed its end of our stdout: close ours of the server's, so the server's next
+   *  write fails (EPIPE) exactly as it would have without the tap. */
+  private hostClosedStdout(): void {
+    if (this.hostGone) return;
+    this.hostGone = true;
+    this.host.reading = true;
+    this.host.notReadingSince = null;
+    (this.child.stdout as Readable).destroy();
+    this.stdoutEnded = true;
+    this.maybeFinish();
+  }
+
+  // ---- host → server ----
+
+  private fromHost(chunk: Buffer): void {
+    const t = this.now();
+    this.stdinTee.chunk(chunk, (data) => ({ type: 'stdin', data, t }) satisfies RelayToObserver);
+    if (this.stdinState.closed) return;
+    if (this.injects.length > 0 && !this.atLineEnd) {
+      // Pipescope's lines go in after the host's next newline, never inside a line.
+      const nl = chunk.lastIndexOf(0x0a);
+      if (nl !== -1) {
+        this.toServer(chunk.subarray(0, nl + 1));
+        this.atLineEnd = true;
+        this.flushInjects();
+        if (nl + 1 < chunk.length) this.toServer(chunk.subarray(nl + 1));
+        this.atLineEnd = chunk[chunk.length - 1] === 0x0a;
+        return;
+      }
+    }
+    this.toServer(chunk);
+    this.atLineEnd = chunk[chunk.length - 1] === 0x0a;
+  }
+
+  private toServer(data: Uint8Array, done?: (e?: Error | null) => void): void {
+    const stdin = this.child.stdin as Writable;
+    const length = data.length;
+    const ok = stdin.write(data, (e) => {
+      if (!e) this.stdinState.bytes += length;
+      done?.(e);
+    });
+    if (!ok && this.stdinState.pendingSince === null) {
+      this.stdinState.pendingSince = this.now();
+      this.io.stdin.pause();
+      this.sendState();
+    }
+  }
+
+  private endStdinWait(): void {
+    const s = this.stdinState;
+    if (s.pendingSince === null) return;
+    s.waitMs += this.now() - s.pendingSince;
+    s.pendingSince = null;
+    this.sendState();
+  }
+
+  /** One of Pipescope's own lines (a cancellation), from the transport worker. */
+  onWorkerMessage(msg: ToRelay): void {
+    if (msg.type === 'ack') {
+      this.stdoutTee.ack(msg.bytes);
+      return;
+    }
+    this.injects.push({ seq: msg.seq, data: msg.data });
+    if (this.atLineEnd) this.flushInjects();
+  }
+
+  private flushInjects(): void {
+    for (const { seq, data } of this.injects.splice(0)) {
+      const at = this.now();
+      if (this.stdinState.closed || this.exit) {
+        this.stdoutTee.post({
+          type: 'inject-done',
+          seq,
+          waitedMs: 0,
+          error: 'server closed stdin',
+        });
+        continue;
+      }
+      this.toServer(data, (e) =>
+        this.stdoutTee.post({
+          type: 'inject-done',
+          seq,
+          waitedMs: this.now() - at,
+          ...(e && { error: e.message }),
+        } satisfies FromRelay),
+      );
+    }
+  }
+
+  // ---- state and the end ----
+
+  private gapOf(bytes: number): FromRelay {
+    return { type: 'gap', bytes, t: this.now() };
+  }
+
+  private sendState(): void {
+    const t = this.now();
+    const h = this.host;
+    const s = this.stdinState;
+    const stdin = this.child.stdin as Writable | null;
+    const host: RelayHost = {
+      ...h,
+      notReadingMs: h.notReadingMs + (h.notReadingSince === null ? 0 : t - h.notReadingSince),
+      pendingBytes: this.io.stdout.writableLength,
+    };
+    const stdinState: RelayStdin = {
+      ...s,
+      pendingBytes: stdin?.writableLength ?? 0,
+      waitMs: s.waitMs + (s.pendingSince === null ? 0 : t - s.pendingSince),
+    };
+    this.stdoutTee.post({ type: 'state', t, host, stdin: stdinState } satisfies FromRelay);
+  }
+
+  /** Done once the server exited, its stdout ended, and the host took every byte of it. */
+  private maybeFinish(): void {
+    if (this.finished || !this.exit || !this.stdoutEnded) return;
+    if (!this.hostGone && this.host.deliveredBytes < this.writtenBytes) return; // still reading
+    this.finish();
+  }
+
+  private finish(): void {
+    if (this.finished) return;
+    this.finished = true;
+    clearInterval(this.timer);
+    this.sendState();
+    // The host's stdin has nowhere to go now; stop reading it (so the process may exit).
+    this.io.stdin.pause();
+    this.resolveDone({ exit: this.exit, spawnError: this.spawnError });
+  }
+}

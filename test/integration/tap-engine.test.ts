@@ -1,0 +1,177 @@
+/**
+ * What the tap sees, on real processes: this test is the host (a few lines of JSON-RPC by hand,
+ * no SDK) and, where it says so, the app (a SessionManager listening for taps, as browser mode
+ * and the Electron app do). A host that stops reading is named `host-not-reading`, never
+ * `server-write-blocked`; a published session shows up with the host's requests; the engineer's
+ * cancellation reaches the server between the host's lines; the flight recorder writes out on
+ * request; a host request replays on a fresh server.
+ */
+import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { demoCommand } from '../../electron/demo-servers/launch.js';
+import { SessionManager } from '../../electron/engine/host/session-manager.js';
+import type { HostEvent } from '../../shared/host-api.js';
+import type { ProbeReport } from '../../shared/probe-report.js';
+import type { SessionInfo } from '../../shared/session-info.js';
+import { CLI, runCli, waitFor } from './helpers.js';
+
+const line = (msg: object): string => `${JSON.stringify(msg)}\n`;
+const initialize = line({
+  jsonrpc: '2.0',
+  id: 1,
+  method: 'initialize',
+  params: {
+    protocolVersion: '2025-11-25',
+    capabilities: {},
+    clientInfo: { name: 'test-host', version: '1' },
+  },
+});
+const initialized = line({ jsonrpc: '2.0', method: 'notifications/initialized' });
+
+interface Tapped {
+  child: ChildProcessWithoutNullStreams;
+  dir: string;
+  out: () => string;
+  closed: Promise<number | null>;
+}
+
+const running = new Set<ChildProcessWithoutNullStreams>();
+const managers = new Set<SessionManager>();
+afterEach(async () => {
+  for (const c of running) c.kill('SIGKILL');
+  running.clear();
+  for (const m of managers) await m.stopAll();
+  managers.clear();
+});
+
+function tap(server: { command: string; args: string[] }, tapArgs: string[], dir: string): Tapped {
+  const child = spawn(
+    process.execPath,
+    [CLI, 'tap', ...tapArgs, '--', server.command, ...server.args],
+    {
+      env: { ...process.env, PIPESCOPE_TAP_DIR: dir, PIPESCOPE_TRACE_DIR: dir },
+    },
+  );
+  running.add(child);
+  // The first MiB and the last 4 KiB of what the host read (an 8 MiB answer ends with its id).
+  let out = '';
+  let tail = '';
+  child.stdout.on('data', (d: Buffer) => {
+    if (out.length < 1024 * 1024) out += d.toString('utf8');
+    tail = (tail + d.subarray(Math.max(0, d.length - 4096)).toString('latin1')).slice(-4096);
+  });
+  child.stderr.on('data', () => {});
+  const closed = new Promise<number | null>((r) => child.on('close', (code) => r(code)));
+  return { child, dir, out: () => out + tail, closed };
+}
+
+describe('tap: what it sees', () => {
+  it('a host that stops reading: host-not-reading, not server-write-blocked (trace report)', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'tap-engine-'));
+    const trace = path.join(dir, 'host-stops.jsonl');
+    const t = tap(
+      demoCommand('oversized-result'),
+      ['--no-publish', '--trace', trace, '--name', 'big'],
+      dir,
+    );
+    t.child.stdin.write(initialize);
+    await waitFor(() => t.out().includes('"id":1'), 10_000, 'the answer to initialize');
+    t.child.stdin.write(initialized);
+    t.child.stdout.pause(); // the host stops reading, and sends a call whose answer is 8 MiB
+    t.child.stdin.write(
+      line({
+        jsonrpc: '2.0',
+        id: 2,
+        method: 'tools/call',
+        params: { name: 'dump', arguments: {} },
+      }),
+    );
+    await new Promise((r) => setTimeout(r, 3500));
+    t.child.stdout.resume();
+    await waitFor(() => t.out().includes('"id":2'), 20_000, 'the 8 MiB answer');
+    t.child.stdin.end();
+    expect(await t.closed).toBe(0);
+    const r = await runCli(['report', '--json', trace]);
+    const report = JSON.parse(r.stdout) as ProbeReport;
+    const codes = report.findings.map((f) => f.code);
+    expect(codes).toContain('host-not-reading');
+    expect(codes).not.toContain('server-write-blocked');
+    const call = report.requests.find((q) => q.id === 2);
+    expect(call?.status).toBe('completed');
+    expect(call?.responseBytes).toBeGreaterThan(8 * 1024 * 1024);
+    // The flight recorder wrote itself out when the error-level finding fired.
+    const flight = report.findings.find((f) => f.code === 'host-not-reading');
+    expect(flight?.message).toContain("the host has not read the server's stdout");
+  }, 60_000);
+
+  it('published: the app lists the tapped session; Cancel, dump and replay go through the tap', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'tap-app-'));
+    const app = new SessionManager();
+    managers.add(app);
+    expect(await app.startTaps(dir)).toBeNull();
+    const events: HostEvent[] = [];
+    app.subscribe((e) => events.push(e));
+    const t = tap(demoCommand('slow-producer'), ['--name', 'producer', '--host', 'Test Host'], dir);
+    t.child.stdin.write(initialize);
+    await waitFor(() => t.out().includes('"id":1'), 10_000, 'the answer to initialize');
+    t.child.stdin.write(initialized);
+    const args = { steps: 200, 'delay-ms': 50 };
+    t.child.stdin.write(
+      line({
+        jsonrpc: '2.0',
+        id: 7,
+        method: 'tools/call',
+        params: { name: 'produce', arguments: args },
+      }),
+    );
+    const tapped = await waitFor(
+      () => app.infos().find((s) => s.tap?.name === 'producer' && s.state === 'running'),
+      15_000,
+      'the tapped session in the app',
+    );
+    expect(tapped.title).toBe('Test Host → producer');
+    expect(tapped.tap?.host.pid).toBeGreaterThan(0);
+    // The host's request is there, pending, in a snapshot the app got.
+    await waitFor(
+      () =>
+        events.some(
+          (e) =>
+            e.type === 'snapshot' &&
+            e.snapshot.sessionId === tapped.id &&
+            (e.snapshot.requests ?? []).some((q) => q.id === 7 && q.status === 'pending'),
+        ),
+      10_000,
+      "the host's tools/call in a snapshot",
+    );
+    // What would change the host's session is refused; a cancellation is not.
+    const stop = await app.handle('session:stop', { sessionId: tapped.id });
+    expect(stop.ok).toBe(false);
+    const cancel = await app.handle('request:cancel', { sessionId: tapped.id, requestId: 7 });
+    expect(cancel).toEqual({ ok: true, value: null });
+    // The host still gets the server's bytes and can go on: a ping after the cancel answers.
+    t.child.stdin.write(line({ jsonrpc: '2.0', id: 8, method: 'ping' }));
+    await waitFor(() => t.out().includes('"id":8'), 10_000, 'the ping after the cancel');
+    const dump = await app.handle('tap:dump', { sessionId: tapped.id });
+    expect(dump.ok).toBe(true);
+    const file = (dump as { value: { path: string } }).value.path;
+    expect(existsSync(file)).toBe(true);
+    const text = readFileSync(file, 'utf8');
+    expect(text).toContain('"method":"notifications/cancelled"');
+    expect(text).toContain('sent by Pipescope');
+    const replay = await app.handle('request:replay', { sessionId: tapped.id, requestId: 8 });
+    expect(replay.ok).toBe(true);
+    const fresh = await waitFor(
+      () => app.infos().find((s: SessionInfo) => s.title.includes('replay of ping')),
+      15_000,
+      'the replay session',
+    );
+    expect(fresh.tap?.name).toBe('producer');
+    t.child.stdin.end();
+    expect(await t.closed).toBe(0);
+    // The tap is gone: so are its sessions from the app's list.
+    await waitFor(() => !app.infos().some((s) => s.tap), 10_000, 'the tap leaving the list');
+  }, 90_000);
+});
