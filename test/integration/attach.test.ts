@@ -4,29 +4,31 @@
  * stops reading; the real CLI, attached to the server by pid, must name the blocked write and
  * the host (`server-write-blocked` and `host-not-reading`, exit 1) on the socket pair a Node
  * host gives, and on the pipes a Python host gives. A host that keeps reading leaves an idle
- * server: exit 0, the summary says it waits for the next request. A pid that does not exist
+ * server: exit 0, the summary says it waits for the next request. A child blocked on a pipe
+ * the server stopped reading is `subprocess-blocked`, a server spinning on CPU `server-busy`,
+ * neither the host's fault. A pid that does not exist
  * is a usage error (exit 2). `--list` finds a server whose parent is named like a host. Run
  * as another user, the report says the current system call is not readable and what that
  * costs. Linux: /proc is what attach reads. Every process a test starts is killed after it.
  */
-import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { demoCommand } from '../../dist/electron/demo-servers/launch.js';
 import type { AttachReport, Candidate } from '../../dist/electron/engine/attach/types.js';
-import { running } from '../fixtures/processes.js';
 import {
-  CLI,
-  expectNothingLeftBehind,
-  REPO,
-  REPORT_KEYS,
-  recordedPids,
-  runCli,
-  waitFor,
-  withTimeout,
-} from './helpers.js';
+  blockedInWrite,
+  childBlockedInWrite,
+  type Hosted,
+  hosts,
+  onCpu,
+  runAs,
+  startHost,
+  stopHost,
+} from './attach-helpers.js';
+import { expectNothingLeftBehind, REPO, REPORT_KEYS, runCli } from './helpers.js';
 
 const linux = process.platform === 'linux';
 const python = ((): boolean => {
@@ -40,58 +42,9 @@ const python = ((): boolean => {
 const HOST_JS = path.join(REPO, 'test/fixtures/attach-host.mjs');
 const HOST_PY = path.join(REPO, 'test/fixtures/attach_host.py');
 const HEALTHY_PY = path.join(REPO, 'test/fixtures/servers/healthy.py');
+const SUBPROCESS_PY = path.join(REPO, 'test/fixtures/servers/subprocess_blocked.py');
 const FOUR_MIB = 4 * 1024 * 1024;
 const tmp = mkdtempSync(path.join(tmpdir(), 'pipescope-attach-'));
-
-interface Hosted {
-  child: ChildProcess;
-  host: number;
-  server: number;
-}
-
-const hosts: Hosted[] = [];
-
-/** Starts a test host (`program` runs `script`) on a server, resolved once it says ready. */
-async function startHost(
-  program: string,
-  script: string,
-  mode: 'block' | 'read',
-  server: string[],
-  extra: string[] = [],
-): Promise<Hosted> {
-  const child = spawn(program, [script, '--mode', mode, ...extra, '--', ...server], {
-    stdio: ['pipe', 'pipe', 'inherit'],
-  });
-  if (child.pid !== undefined) recordedPids.add(child.pid);
-  let out = '';
-  const ready = new Promise<{ host: number; server: number }>((resolve, reject) => {
-    child.stdout?.setEncoding('utf8').on('data', (s: string) => {
-      out += s;
-      const line = out.split('\n').find((l) => l.includes('"ready"'));
-      if (line) resolve(JSON.parse(line));
-    });
-    child.once('exit', (code) => reject(new Error(`test host exited (${code}) before ready`)));
-  });
-  const pids = await withTimeout(ready, 15_000, 'the test host to be ready');
-  recordedPids.add(pids.server);
-  const hosted = { child, ...pids };
-  hosts.push(hosted);
-  return hosted;
-}
-
-/** Ends a host (stdin EOF: it kills its server), bounded, and checks both are gone. */
-async function stopHost(h: Hosted): Promise<void> {
-  const exited = new Promise<void>((r) => {
-    if (h.child.exitCode !== null || h.child.signalCode !== null) r();
-    else h.child.once('exit', () => r());
-  });
-  h.child.stdin?.end();
-  await withTimeout(exited, 5000, 'the test host to exit').catch(() => {
-    h.child.kill('SIGKILL');
-    if (running(h.server)) process.kill(h.server, 'SIGKILL');
-  });
-  await waitFor(() => !running(h.server), 5000, `server ${h.server} gone`);
-}
 
 afterEach(async () => {
   await Promise.all(hosts.splice(0).map(stopHost));
@@ -108,22 +61,6 @@ function blockingDemo(): string[] {
   return [d.command, ...d.args];
 }
 
-/** Until the server sits in write(1, …): the host has stopped reading and the pipe is full. */
-async function blockedInWrite(pid: number): Promise<void> {
-  await waitFor(
-    () => {
-      try {
-        return /^1 0x1 /.test(readFileSync(`/proc/${pid}/syscall`, 'latin1'));
-      } catch {
-        return false;
-      }
-    },
-    10_000,
-    `pid ${pid} blocked in write(1)`,
-    50,
-  );
-}
-
 async function attachJson(pid: number, watchMs = 1500, uid?: number) {
   const r =
     uid === undefined
@@ -131,33 +68,6 @@ async function attachJson(pid: number, watchMs = 1500, uid?: number) {
       : await runAs(uid, pid, watchMs);
   const report = JSON.parse(r.stdout) as AttachReport;
   return { ...r, report };
-}
-
-/** The CLI run as another user (`uid`): it has no ptrace rights over our processes. */
-function runAs(uid: number, pid: number, watchMs: number) {
-  const child = spawn(
-    process.execPath,
-    [CLI, 'attach', String(pid), '--json', '--watch-ms', String(watchMs)],
-    {
-      cwd: REPO,
-      uid,
-      gid: uid,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    },
-  );
-  if (child.pid !== undefined) recordedPids.add(child.pid);
-  let stdout = '';
-  let stderr = '';
-  child.stdout.setEncoding('utf8').on('data', (s: string) => {
-    stdout += s;
-  });
-  child.stderr.setEncoding('utf8').on('data', (s: string) => {
-    stderr += s;
-  });
-  const done = new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) =>
-    child.once('close', (code) => resolve({ code, stdout, stderr })),
-  );
-  return withTimeout(done, 20_000, 'attach as another user');
 }
 
 function codes(r: AttachReport): string[] {
@@ -250,6 +160,62 @@ describe.runIf(linux)('pipescope attach <pid>', () => {
     if (python) expect(report.attach.summary).toMatch(/idle in read\(0, [\d,]+ B\)/);
     expect(report.attach.host?.pid).toBe(h.host);
     expect(report.requests).toEqual([]);
+    expect(code).toBe(0);
+  });
+
+  it.runIf(python)(
+    "a child blocked on a pipe the server stopped reading: subprocess-blocked, not the host's",
+    {
+      timeout: 40_000,
+    },
+    async () => {
+      // The host calls the tool and stops reading: the server's own stdout stays empty meanwhile.
+      const b = await startHost(
+        process.execPath,
+        HOST_JS,
+        'block',
+        ['python3', SUBPROCESS_PY],
+        ['--call', 'run'],
+      );
+      const child = await childBlockedInWrite(b.server);
+      const { code, report } = await attachJson(b.server);
+      const codesSeen = codes(report);
+      expect(codesSeen).toContain('subprocess-blocked');
+      expect(codesSeen).not.toContain('server-write-blocked');
+      expect(codesSeen).not.toContain('host-not-reading');
+      const f = report.findings.find((x) => x.code === 'subprocess-blocked');
+      expect(f?.evidence).toMatchObject({
+        pid: child,
+        syscall: { name: 'write', fd: 1 },
+        server: { pid: b.server },
+      });
+      expect(f?.message).toContain(
+        `whose read end the server (pid ${b.server}) holds and does not read`,
+      );
+      expect(report.attach.tree.map((p) => p.pid)).toContain(child);
+      expect(code).toBe(1);
+    },
+  );
+
+  it('a server on CPU the whole window and writing nothing: server-busy (a warning)', {
+    timeout: 40_000,
+  }, async () => {
+    const d = demoCommand('cpu-bound');
+    const h = await startHost(
+      process.execPath,
+      HOST_JS,
+      'block',
+      [d.command, ...d.args],
+      ['--call', 'crunch', '--args', JSON.stringify({ ms: 30_000 })],
+    );
+    await onCpu(h.server);
+    const { code, report } = await attachJson(h.server, 2000);
+    const busy = report.findings.find((f) => f.code === 'server-busy');
+    expect(busy, JSON.stringify(report.findings)).toBeDefined();
+    expect(busy?.level).toBe('warn');
+    expect(busy?.evidence?.pid).toBe(h.server);
+    expect(codes(report)).not.toContain('server-write-blocked');
+    expect(report.findings.filter((f) => f.level === 'error')).toEqual([]);
     expect(code).toBe(0);
   });
 
