@@ -24,6 +24,10 @@ import type { AttachBlock, AttachReport, AttachStdio, AttachTreeEntry } from './
 export const DEFAULT_WATCH_MS = 2000;
 /** The fewest samples a window ends with (it is stretched, boundedly, to get them). */
 export const MIN_SAMPLES = 3;
+/** The share of a core a window's sampling may cost: a cold first sample (~7 ms for a Node
+ *  server's 11 threads) must not stretch the cadence past the window (the sampler's 1 % is a
+ *  session's, for hours). */
+const WATCH_COST_SHARE = 0.05;
 /** How much longer than asked a window may run to get its samples (ms). */
 const STRETCH_MS = 3000;
 
@@ -62,6 +66,7 @@ async function watch(
     source,
     now,
     ownsRootStdio: false,
+    costShare: WATCH_COST_SHARE,
     // While something writes without finishing, or burns CPU, sample fast (the session's rule
     // is "an answer owed and stdout quiet"; attach knows no answers, only the process).
     urgent: () => {

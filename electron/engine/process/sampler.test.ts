@@ -274,6 +274,33 @@ describe('ProcessSampler: cadence', () => {
     sampler.stop();
   });
 
+  it('a larger costShare (a one-off watch) stretches the cadence less', async () => {
+    let release: (t: RawTree) => void = () => {};
+    const sample = vi.fn(
+      () =>
+        new Promise<RawTree | null>((resolve) => {
+          release = resolve;
+        }),
+    );
+    const sampler = new ProcessSampler({
+      source: { availability: { available: true }, sample, holders: () => Promise.resolve([]) },
+      now: () => Date.now(),
+      urgent: () => true,
+      onSample: () => {},
+      costShare: 0.5,
+    });
+    sampler.start(ROOT);
+    await vi.advanceTimersByTimeAsync(1000);
+    release(tree(proc(ROOT)));
+    await vi.advanceTimersByTimeAsync(100);
+    // A sample that cost a second at half a core: the next one 2 s after it began, not 100 s.
+    await vi.advanceTimersByTimeAsync(800);
+    expect(sample).toHaveBeenCalledTimes(1);
+    await vi.advanceTimersByTimeAsync(200);
+    expect(sample).toHaveBeenCalledTimes(2);
+    sampler.stop();
+  });
+
   it('stop() stops sampling, and a sample in flight at the stop is dropped', async () => {
     let release: (t: RawTree) => void = () => {};
     const sample = vi.fn(

@@ -36,6 +36,10 @@ export interface SamplerOptions {
    *  (default true: a session's child). `pipescope attach` samples a process some other host
    *  started: false, and its ends are looked up like any other pipe's. */
   ownsRootStdio?: boolean;
+  /** The share of one core sampling may cost (default COST_SHARE, 1 %: a session runs for
+   *  hours). A one-off watch of a few seconds (attach) affords more, so that its first,
+   *  cold sample does not stretch the cadence for the rest of its window. */
+  costShare?: number;
 }
 
 interface CallSeen {
@@ -98,7 +102,8 @@ export class ProcessSampler {
     const t = this.o.now();
     // The cadence, stretched so that reading costs at most COST_SHARE of a core: a large tree
     // (a browser's) is sampled less often, never at a price (the slack absorbs timer jitter).
-    const gap = Math.max(this.o.urgent() ? FAST_MS : SLOW_MS, this.lastCostMs / COST_SHARE);
+    const share = this.o.costShare ?? COST_SHARE;
+    const gap = Math.max(this.o.urgent() ? FAST_MS : SLOW_MS, this.lastCostMs / share);
     if (t - this.lastAt < gap - 10) return;
     this.lastAt = t;
     this.busy = true;
