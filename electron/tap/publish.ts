@@ -13,6 +13,7 @@
  * Without an app it retries every RETRY_MS (a connect to a missing socket costs microseconds).
  */
 import { connect, type Socket } from 'node:net';
+import type { FrameSummary } from '../../shared/frames.js';
 import type { HostEvent } from '../../shared/host-api.js';
 import { err, ok, type Result } from '../../shared/result.js';
 import type { SessionInfo } from '../../shared/session-info.js';
@@ -34,6 +35,9 @@ import type { FlightRecorder } from '../engine/trace/flight-recorder.js';
 import type { ObserverConfig } from './observer-config.js';
 
 const RETRY_MS = 2000;
+/** The host's handshake answers read for server info and tools, at most this large. */
+const LEARN_MAX_BYTES = 4 * 1024 * 1024;
+const LEARN_MAX_TOOLS = 1000;
 /** Past this much unsent, events are skipped; the whole state is sent again once it drains. */
 const MAX_BACKLOG_BYTES = 8 * 1024 * 1024;
 const PASSED_THROUGH = new Set(['frame:page', 'session:export', 'request:cancel', 'session:list']);
@@ -61,7 +65,43 @@ export class Publisher {
       this.info.exit = session.exit && { code: session.exit.code, signal: session.exit.signal };
       this.manager.sessionsChanged();
     });
+    session.on('frame', (f) => this.learn(f));
     if (tapLinkUnavailable() === null) this.tryConnect();
+  }
+
+  /** What the host's own handshake learned (server info, tools): the app shows it as its own. */
+  private learn(f: FrameSummary): void {
+    if (f.dir !== 'in' || f.kind !== 'response' || f.id === undefined || f.id === null) return;
+    const method = this.session.requests.get(f.id)?.method;
+    if ((method !== 'initialize' && method !== 'tools/list') || f.bytes > LEARN_MAX_BYTES) return;
+    const data = this.session.frames.page(f.seq, 0, f.bytes)?.data;
+    if (!data) return;
+    let result: Record<string, unknown>;
+    try {
+      result =
+        (JSON.parse(data.toString('utf8')) as { result?: Record<string, unknown> }).result ?? {};
+    } catch {
+      return;
+    }
+    if (method === 'initialize') {
+      const si = result.serverInfo as { name?: unknown; version?: unknown } | undefined;
+      this.info.serverInfo = {
+        name: String(si?.name ?? '?'),
+        version: String(si?.version ?? '?'),
+        protocolVersion: String(result.protocolVersion ?? '?'),
+      };
+    } else if (Array.isArray(result.tools)) {
+      for (const t of result.tools as Record<string, unknown>[]) {
+        if (typeof t?.name !== 'string' || this.info.tools.length >= LEARN_MAX_TOOLS) continue;
+        this.info.tools.push({
+          name: t.name,
+          ...(typeof t.title === 'string' && { title: t.title }),
+          ...(typeof t.description === 'string' && { description: t.description }),
+          inputSchema: (t.inputSchema as Record<string, unknown>) ?? {},
+        });
+      }
+    }
+    this.manager.sessionsChanged();
   }
 
   private tryConnect(): void {

@@ -7,7 +7,7 @@
  * request; a host request replays on a fresh server.
  */
 import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -102,9 +102,15 @@ describe('tap: what it sees', () => {
     const call = report.requests.find((q) => q.id === 2);
     expect(call?.status).toBe('completed');
     expect(call?.responseBytes).toBeGreaterThan(8 * 1024 * 1024);
-    // The flight recorder wrote itself out when the error-level finding fired.
-    const flight = report.findings.find((f) => f.code === 'host-not-reading');
-    expect(flight?.message).toContain("the host has not read the server's stdout");
+    const finding = report.findings.find((f) => f.code === 'host-not-reading');
+    expect(finding?.message).toContain("the host has not read the server's stdout");
+    // The flight recorder wrote itself out when the error-level finding fired: a trace the
+    // same reader opens, its report naming the same finding.
+    const flights = readdirSync(dir).filter((f) => f.startsWith('flight-big-'));
+    expect(flights).toHaveLength(1);
+    const fr = await runCli(['report', '--json', path.join(dir, flights[0] as string)]);
+    const flightReport = JSON.parse(fr.stdout) as ProbeReport;
+    expect(flightReport.findings.map((f) => f.code)).toContain('host-not-reading');
   }, 60_000);
 
   it('published: the app lists the tapped session; Cancel, dump and replay go through the tap', async () => {
@@ -134,6 +140,13 @@ describe('tap: what it sees', () => {
     );
     expect(tapped.title).toBe('Test Host → producer');
     expect(tapped.tap?.host.pid).toBeGreaterThan(0);
+    // What the host's own handshake learned is shown as the session's.
+    const learned = await waitFor(
+      () => app.infos().find((s) => s.id === tapped.id && s.serverInfo)?.serverInfo,
+      10_000,
+      "the server info from the host's initialize",
+    );
+    expect(learned.name).toContain('slow-producer');
     // The host's request is there, pending, in a snapshot the app got.
     await waitFor(
       () =>
