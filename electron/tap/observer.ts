@@ -21,6 +21,9 @@ import type { ObserverConfig } from './observer-config.js';
 import { Publisher } from './publish.js';
 
 const TAP_MAX_FRAME_BYTES = 128 * 1024 * 1024;
+/** Frames kept for the app's viewer: a tap runs as long as the host does, so less than a
+ *  session of the app's own (the flight recorder keeps its own 64 MiB). */
+const FRAME_STORE_BYTES = 32 * 1024 * 1024;
 /** A host line longer than this is counted, not kept (the host's requests are small). */
 const HOST_LINE_MAX_BYTES = 16 * 1024 * 1024;
 
@@ -50,7 +53,11 @@ const session = new Session(
     // The host keeps its own timeouts; Pipescope sends none of its own.
     requestTimeoutMs: 0,
   },
-  { tap: channel.port2, startedAtEpochMs: cfg.startedAtEpochMs },
+  {
+    tap: channel.port2,
+    startedAtEpochMs: cfg.startedAtEpochMs,
+    frameStoreBytes: FRAME_STORE_BYTES,
+  },
 );
 
 const traceDir = defaultTraceDir();

@@ -146,7 +146,7 @@ describe('tap: what it sees', () => {
       10_000,
       "the server info from the host's initialize",
     );
-    expect(learned.name).toContain('slow-producer');
+    expect(learned?.name).toContain('slow-producer');
     // The host's request is there, pending, in a snapshot the app got.
     await waitFor(
       () =>
