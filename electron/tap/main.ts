@@ -50,7 +50,8 @@ export function parseTapArgs(argv: string[]): TapArgs | string {
       const v = argv[++i];
       if (v === undefined) return `${a} needs a value\n${USAGE}`;
       out[a.slice(2) as 'name' | 'host' | 'trace'] = v;
-    } else return `unknown option ${a}\n${USAGE}`;
+    } else if (!a.startsWith('-')) return `the server's command goes after --\n${USAGE}`;
+    else return `unknown option ${a}\n${USAGE}`;
   }
   const rest = argv.slice(i + 1);
   if (i >= argv.length || rest.length === 0) return `the server's command goes after --\n${USAGE}`;

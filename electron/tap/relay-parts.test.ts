@@ -1,0 +1,164 @@
+/**
+ * The relay's small parts, in memory (the relay itself is tested on real processes in
+ * test/integration/tap-relay.test.ts): the host's lines, the host read meter, the tee's bound,
+ * the tap's own flags.
+ */
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { parseHostLine } from '../engine/session/host-traffic.js';
+import { HostLines } from './host-lines.js';
+import { type HostRead, HostReadMeter } from './host-read-meter.js';
+import { parseTapArgs } from './main.js';
+import { Tee } from './tee.js';
+
+/** Splits `bytes` at the given cut points. */
+function cutAt(bytes: Buffer, cuts: number[]): Buffer[] {
+  const points = [...new Set(cuts.map((c) => c % (bytes.length + 1)))].sort((a, b) => a - b);
+  const out: Buffer[] = [];
+  let at = 0;
+  for (const p of [...points, bytes.length]) {
+    out.push(bytes.subarray(at, p));
+    at = p;
+  }
+  return out;
+}
+
+describe('HostLines', () => {
+  it('gives the lines of the whole stream, however it is cut (one trailing \\r stripped)', () => {
+    fc.assert(
+      fc.property(
+        fc.array(
+          fc.uint8Array({ maxLength: 40 }).map((a) => Buffer.from(a.filter((b) => b !== 10))),
+        ),
+        fc.array(fc.nat()),
+        (lines, cuts) => {
+          const stream = Buffer.concat(lines.map((l) => Buffer.concat([l, Buffer.from([10])])));
+          const got: string[] = [];
+          const h = new HostLines(
+            1 << 20,
+            (b) => got.push(b.toString('hex')),
+            () => {},
+          );
+          for (const piece of cutAt(stream, cuts)) h.push(piece, 0);
+          const want = lines.map((l) => (l.at(-1) === 13 ? l.subarray(0, -1) : l).toString('hex'));
+          expect(got).toEqual(want);
+        },
+      ),
+    );
+  });
+
+  it('a line over the bound is counted at its newline, and the next line is whole', () => {
+    const lines: string[] = [];
+    const over: number[] = [];
+    const h = new HostLines(
+      8,
+      (b) => lines.push(b.toString()),
+      (n) => over.push(n),
+    );
+    h.push(Buffer.from('0123'), 0);
+    h.push(Buffer.from('456789abc\nok\n'), 0);
+    expect(over).toEqual([13]);
+    expect(lines).toEqual(['ok']);
+  });
+
+  it('a gap in the copies skips to the next newline', () => {
+    const lines: string[] = [];
+    const h = new HostLines(
+      1 << 20,
+      (b) => lines.push(b.toString()),
+      () => {},
+    );
+    h.push(Buffer.from('{"a":'), 0);
+    h.gap(100);
+    h.push(Buffer.from('tail}\n{"b":1}\n'), 0);
+    expect(lines).toEqual(['{"b":1}']);
+  });
+});
+
+describe('HostReadMeter', () => {
+  it('times each large line from its first byte read to its last byte taken', () => {
+    const reads: HostRead[] = [];
+    const m = new HostReadMeter(10, (r) => reads.push(r));
+    m.read(Buffer.from('small\n0123456789'), 1); // a small line, then a large one begins
+    m.read(Buffer.from('abcdef\n'), 2);
+    m.written(6, 3); // the small line taken
+    expect(reads).toEqual([]);
+    m.written(10, 4);
+    expect(reads).toEqual([]); // not all of it yet
+    m.written(7, 9);
+    expect(reads).toEqual([{ offset: 6, bytes: 17, firstByteAt: 1, deliveredAt: 9 }]);
+  });
+});
+
+describe('Tee', () => {
+  it('copies up to its bound of unacknowledged bytes, then counts a gap, and copies again once acked', () => {
+    const posted: unknown[] = [];
+    const tee = new Tee(10, (bytes) => ({ gap: bytes }));
+    tee.attach({ postMessage: (m) => posted.push(m) });
+    const chunk = Buffer.from('123456');
+    const make = (data: ArrayBuffer) => ({ n: data.byteLength });
+    tee.chunk(chunk, make);
+    tee.chunk(chunk, make); // 12 > 10: not copied
+    expect(tee.droppedBytes).toBe(6);
+    tee.ack(6);
+    tee.chunk(chunk, make);
+    expect(posted).toEqual([{ n: 6 }, { gap: 6 }, { n: 6 }]);
+  });
+
+  it('holds messages until its port comes, under a bound', () => {
+    const tee = new Tee(1 << 20, () => null);
+    for (let i = 0; i < 10_000; i++) tee.post({ i });
+    const got: unknown[] = [];
+    tee.attach({ postMessage: (m) => got.push(m) });
+    expect(got.length).toBe(8192);
+    expect(tee.lostMessages).toBe(10_000 - 8192);
+  });
+});
+
+describe("the tap's flags", () => {
+  it('takes its own flags, then the server command after --', () => {
+    expect(
+      parseTapArgs(['--name', 'fs', '--no-publish', '--', 'npx', '-y', 'srv', '--name']),
+    ).toEqual({
+      name: 'fs',
+      host: null,
+      trace: null,
+      publish: false,
+      command: 'npx',
+      args: ['-y', 'srv', '--name'],
+    });
+    expect(parseTapArgs(['--', 'cat'])).toMatchObject({ command: 'cat', args: [] });
+  });
+
+  it('refuses what it does not know, and a missing command', () => {
+    expect(parseTapArgs(['--bogus', '--', 'cat'])).toMatch(/unknown option --bogus/);
+    expect(parseTapArgs(['--name'])).toMatch(/--name needs a value/);
+    expect(parseTapArgs(['cat'])).toMatch(/after --/);
+    expect(parseTapArgs(['--'])).toMatch(/after --/);
+  });
+});
+
+describe("the host's lines as the session reads them", () => {
+  it('requests, notifications, responses and junk', () => {
+    expect(
+      parseHostLine(Buffer.from('{"jsonrpc":"2.0","id":3,"method":"tools/call"}')),
+    ).toMatchObject({
+      kind: 'request',
+      id: 3,
+      method: 'tools/call',
+    });
+    expect(
+      parseHostLine(Buffer.from('{"method":"notifications/cancelled","params":{"requestId":3}}')),
+    ).toMatchObject({
+      kind: 'notification',
+    });
+    expect(parseHostLine(Buffer.from('{"id":"a","result":{}}'))).toMatchObject({
+      kind: 'response',
+      id: 'a',
+    });
+    expect(parseHostLine(Buffer.from('[1]')).kind).toBe('batch');
+    expect(parseHostLine(Buffer.from('{oops')).kind).toBe('parse-error');
+    expect(parseHostLine(Buffer.from('')).kind).toBe('empty');
+    expect(parseHostLine(Buffer.from('{"__proto__":{"x":1}}')).kind).toBe('invalid');
+  });
+});
