@@ -71,4 +71,6 @@ export interface ReportRequest {
   responseBytes: number | null;
   /** A failed request's error: JSON-RPC's, or the host's (DESIGN.md). */
   error?: { code: number; message: string };
+  /** Tapped sessions, large answers: ms the host took to read it (RequestRecord.hostReadMs). */
+  hostReadMs?: number;
 }

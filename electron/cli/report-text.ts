@@ -55,8 +55,9 @@ export function formatReportText(o: ProbeOutcome): string {
   for (const q of r.requests) {
     const lat = q.latencyMs === null ? '-' : `${q.latencyMs} ms`;
     const size = q.responseBytes === null ? '' : `, ${bytes(q.responseBytes)}`;
+    const read = q.hostReadMs === undefined ? '' : `, the host took ${q.hostReadMs} ms to read it`;
     lines.push(
-      `  ${String(q.id).padStart(4)} ${q.method.padEnd(28)} ${q.status.padEnd(10)} ${lat}${size}`,
+      `  ${String(q.id).padStart(4)} ${q.method.padEnd(28)} ${q.status.padEnd(10)} ${lat}${size}${read}`,
     );
   }
   const pending = r.requests.filter((q) => q.status === 'pending');

@@ -102,6 +102,8 @@ describe('tap: what it sees', () => {
     const call = report.requests.find((q) => q.id === 2);
     expect(call?.status).toBe('completed');
     expect(call?.responseBytes).toBeGreaterThan(8 * 1024 * 1024);
+    // The host sat on it for 3.5 s: the tap timed its reading of the answer.
+    expect(call?.hostReadMs).toBeGreaterThan(2500);
     const finding = report.findings.find((f) => f.code === 'host-not-reading');
     expect(finding?.message).toContain("the host has not read the server's stdout");
     // The flight recorder wrote itself out when the error-level finding fired: a trace the

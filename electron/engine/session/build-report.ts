@@ -23,6 +23,7 @@ export function buildProbeReport(session: Session): ProbeReport {
       latencyMs: r.latencyMs === null ? null : Math.round(r.latencyMs * 10) / 10,
       responseBytes: r.responseBytes,
       ...(r.status === 'failed' && r.error ? { error: r.error } : {}),
+      ...(r.hostReadMs !== undefined && { hostReadMs: r.hostReadMs }),
     })),
     recovery: session.recovery,
     findings: session.findings.forReport(),

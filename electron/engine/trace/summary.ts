@@ -268,6 +268,7 @@ export function rebuildReport(header: TraceHeader, s: RebuildInput): ProbeReport
       status: r.status,
       latencyMs: r.latencyMs === null ? null : round1(r.latencyMs),
       responseBytes: r.responseBytes,
+      ...(r.hostReadMs !== undefined && { hostReadMs: r.hostReadMs }),
     })),
     recovery: rebuildRecovery(header, s),
     findings: foldFindings(s.findings),
