@@ -187,7 +187,8 @@ export interface ChannelResponses {
   'request:send': { requestId: string | number };
   'request:ping': { requestId: string | number };
   'request:cancel': null;
-  'request:replay': { requestId: string | number };
+  /** On a tapped session the replay runs on a fresh server, in the session `sessionId`. */
+  'request:replay': { requestId: string | number; sessionId?: string };
   'frame:page': FramePage;
   'config:import': ImportResult;
   'config:discover': DiscoveredConfig[];

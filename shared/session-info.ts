@@ -71,6 +71,9 @@ export interface TapInfo {
   };
   tapPid: number;
   server: { command: string; args: string[]; cwd: string };
+  /** Set on a session the tap started to replay one of the host's requests: a fresh server
+   *  of its own whose traffic is Pipescope's (its calls all pass), not the host's. */
+  replay?: boolean;
 }
 
 /** One point of the live charts (the renderer keeps a fixed window of them). */

@@ -141,8 +141,12 @@ export class TapHub {
 
   private onEvent(conn: TapConnection, e: HostEvent): void {
     if (e.type === 'sessions') {
-      // The tap's own list: its session (and replays), each marked as the tap's.
-      conn.sessions = e.sessions.map((s) => ({ ...s, tap: s.tap ?? conn.tap }));
+      // The tap's own list: its session (which carries its TapInfo) and the replays it started
+      // (which do not), each marked as the tap's.
+      conn.sessions = e.sessions.map((s) => ({
+        ...s,
+        tap: s.tap ?? { ...conn.tap, replay: true },
+      }));
       this.host.sessionsChanged();
       return;
     }
