@@ -161,7 +161,20 @@ export function isFlooding(data: SessionData | undefined): boolean {
   return (data?.frameRate ?? 0) > FLOOD_FRAMES_PER_S;
 }
 
-/** Handshake marker for tests and the header: done once serverInfo or an error is known. */
+/**
+ * Handshake marker for tests and the header: done once serverInfo or an error is known, or, on
+ * a tapped session (whose handshake is the host's, not ours), once the host's initialize ended.
+ */
 export function handshakeState(data: SessionData): 'pending' | 'done' {
-  return data.info.serverInfo || data.info.handshakeError ? 'done' : 'pending';
+  if (data.info.serverInfo || data.info.handshakeError) return 'done';
+  if (!data.info.tap) return 'pending';
+  const init = hostHandshake(data);
+  return init !== null && init !== 'pending' ? 'done' : 'pending';
+}
+
+/** The status of the first `initialize` in the request table (null: none seen). The host
+ *  sends it first, so the scan stops at once. */
+export function hostHandshake(data: SessionData): RequestRecord['status'] | null {
+  for (const r of data.requests.values()) if (r.method === 'initialize') return r.status;
+  return null;
 }

@@ -9,7 +9,7 @@ import type { DemoScenario } from '../../shared/demo-catalog';
 import type { HostEvent, ImportResult, RecoveryInfo } from '../../shared/host-api';
 import type { JsonRpcId } from '../../shared/requests';
 import type { SessionInfo } from '../../shared/session-info';
-import { emptyDataState, openSession, reduceEvent } from './reducers';
+import { applySessions, emptyDataState, openSession, reduceEvent } from './reducers';
 import {
   type AppState,
   type ConnectionState,
@@ -28,6 +28,8 @@ export interface AppActions {
   ): void;
   setCatalog(catalog: DemoScenario[] | null, error?: string | null): void;
   openSession(info: SessionInfo): void;
+  /** Takes a session's tab away here only (a tapped session: the host owns its server). */
+  hideSession(id: string): void;
   setActive(id: string | null): void;
   selectRequest(sessionId: string, requestId: JsonRpcId | null): void;
   selectFrame(sessionId: string, seq: number | null): void;
@@ -40,6 +42,7 @@ export interface AppActions {
 export type AppStore = AppState & AppActions;
 
 const NOTICES_KEPT = 5;
+const HIDDEN_IDS_KEPT = 200;
 let noticeSeq = 0;
 
 const NO_SELECTION: SessionSelection = { requestId: null, frameSeq: null };
@@ -55,6 +58,7 @@ export function initialAppState(): AppState {
     selection: {},
     notices: [],
     imported: null,
+    hiddenIds: [],
   };
 }
 
@@ -65,6 +69,10 @@ export function createAppStore(limits: StoreLimits = DEFAULT_LIMITS): StoreApi<A
       set((s) => {
         if (event.type === 'notice')
           return { notices: pushNotice(s.notices, event.text, event.level) };
+        if (event.type === 'sessions' && s.hiddenIds.length > 0) {
+          const sessions = event.sessions.filter((x) => !s.hiddenIds.includes(x.id));
+          return reduceEvent(s, { type: 'sessions', sessions }, limits);
+        }
         if (event.type !== 'connection') return reduceEvent(s, event, limits);
         // The link dropped (the host retries) or came back (it resends the session list).
         if (event.state === 'disconnected')
@@ -75,6 +83,14 @@ export function createAppStore(limits: StoreLimits = DEFAULT_LIMITS): StoreApi<A
       set((s) => ({ connection, connectionError: error, hostKind: hostKind ?? s.hostKind })),
     setCatalog: (catalog, error = null) => set({ catalog, catalogError: error }),
     openSession: (info) => set((s) => openSession(s, info)),
+    hideSession: (id) =>
+      set((s) => ({
+        ...applySessions(
+          s,
+          s.sessions.filter((x) => x.id !== id),
+        ),
+        hiddenIds: [...s.hiddenIds.filter((x) => x !== id), id].slice(-HIDDEN_IDS_KEPT),
+      })),
     setActive: (activeId) => set({ activeId }),
     selectRequest: (sessionId, requestId) =>
       set((s) => ({

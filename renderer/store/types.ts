@@ -99,4 +99,7 @@ export interface AppState extends DataState {
   notices: Notice[];
   /** The last imported config (the start screen's list; File → Import Config… lands here). */
   imported: { fileName: string; result: ImportResult } | null;
+  /** Tapped sessions whose tab was closed here: the host still runs them, so the host keeps
+   *  listing them; the store leaves them out until the page reloads. */
+  hiddenIds: readonly string[];
 }

@@ -68,6 +68,7 @@ const FrameRow = memo(function FrameRow({ frame, odd, selected, onOpen }: RowPro
       data-testid="frame-row"
       data-seq={frame.seq}
       data-kind={frame.kind}
+      data-dir={frame.dir}
       aria-current={selected ? 'true' : undefined}
       onClick={() => onOpen(frame.seq)}
     >

@@ -2,6 +2,7 @@ import { memo, type ReactElement } from 'react';
 import type { JsonRpcId, RequestRecord } from '../../../shared/requests';
 import { formatBytes, formatMs } from '../../components/format';
 import { canCancel, canReplay, waterfallBar } from '../../store/selectors';
+import { REPLAY_LABEL, REPLAY_TITLE } from '../tap/tap-view';
 
 interface RequestRowProps {
   record: RequestRecord;
@@ -12,6 +13,8 @@ interface RequestRowProps {
   onCancel(id: JsonRpcId): void;
   onReplay(id: JsonRpcId): void;
   readOnly?: boolean;
+  /** The host's traffic (a tapped session): Replay runs on a fresh server, and says so. */
+  tapped?: boolean;
 }
 
 function statusTitle(r: RequestRecord): string {
@@ -30,6 +33,7 @@ export const RequestRow = memo(function RequestRow({
   onCancel,
   onReplay,
   readOnly = false,
+  tapped = false,
 }: RequestRowProps): ReactElement {
   const bar = waterfallBar(r, span, nowMs);
   const latency = r.latencyMs ?? (r.status === 'pending' ? nowMs - r.sentAt : null);
@@ -81,7 +85,9 @@ export const RequestRow = memo(function RequestRow({
               title={
                 r.method === 'initialize'
                   ? 'initialize can never be cancelled'
-                  : 'Send notifications/cancelled (c)'
+                  : tapped
+                    ? "Send notifications/cancelled to the server, between the host's lines, marked as sent by Pipescope (c)"
+                    : 'Send notifications/cancelled (c)'
               }
               onClick={(e) => {
                 e.stopPropagation();
@@ -95,13 +101,19 @@ export const RequestRow = memo(function RequestRow({
               className="small"
               data-testid={`replay-${key}`}
               disabled={!canReplay(r)}
-              title="Send the same request again with a new id (r)"
+              title={
+                r.method === 'initialize'
+                  ? 'initialize is never replayed (it would open the session again)'
+                  : tapped
+                    ? REPLAY_TITLE
+                    : 'Send the same request again with a new id (r)'
+              }
               onClick={(e) => {
                 e.stopPropagation();
                 onReplay(r.id);
               }}
             >
-              Replay
+              {tapped ? REPLAY_LABEL : 'Replay'}
             </button>
           </>
         )}

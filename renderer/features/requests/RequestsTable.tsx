@@ -22,11 +22,14 @@ export function RequestsTable({
   sessionId,
   actions,
   readOnly = false,
+  tapped = false,
 }: {
   sessionId: string;
   actions: SessionActions;
   /** A trace session: no Cancel / Replay / recovery probe. */
   readOnly?: boolean;
+  /** A tapped session (the host's traffic): Cancel, Replay on a fresh server, no probe. */
+  tapped?: boolean;
 }): ReactElement | null {
   const requests = useApp((s) => s.bySession[sessionId]?.requests);
   const dropped = useApp((s) => s.bySession[sessionId]?.requestsDropped ?? 0);
@@ -63,14 +66,14 @@ export function RequestsTable({
             {formatCount(all.length)} kept{dropped > 0 ? ` · ${formatCount(dropped)} dropped` : ''}
             {all.length > ROWS_SHOWN ? ` · newest ${ROWS_SHOWN} shown` : ''}
           </span>
-          {!readOnly && (cancelled || recovery) ? (
+          {!readOnly && !tapped && (cancelled || recovery) ? (
             <RecoveryProbe actions={actions} recovery={recovery} disabled={!running} />
           ) : null}
         </>
       }
     >
       <div className="table-scroll">
-        <table className="requests">
+        <table className="requests" data-tapped={tapped}>
           <colgroup>
             <col className="c-id" />
             <col className="c-method" />
@@ -103,6 +106,7 @@ export function RequestsTable({
                 onCancel={onCancel}
                 onReplay={onReplay}
                 readOnly={readOnly}
+                tapped={tapped}
               />
             ))}
           </tbody>

@@ -1,18 +1,29 @@
 import type { ReactElement } from 'react';
 import { useApp } from '../../store';
+import { hostHandshake } from '../../store/selectors';
 import { formatArgv } from '../start/argv';
 import { RecordToggle } from '../trace/RecordToggle';
 import type { SessionActions } from './useSessionActions';
 
-/** What runs (the exact argv), what answered (serverInfo) and the stop/close actions. */
+/**
+ * What runs (the exact argv), what answered (serverInfo) and the stop/close actions. A tapped
+ * session (`tapped`: the host's traffic) has neither Stop nor Record: the tap refuses both (it
+ * has its flight recorder instead), and its handshake is the host's.
+ */
 export function SessionHeader({
   sessionId,
   actions,
+  tapped = false,
 }: {
   sessionId: string;
   actions: SessionActions;
+  tapped?: boolean;
 }): ReactElement | null {
   const info = useApp((s) => s.bySession[sessionId]?.info);
+  const hostInit = useApp((s) => {
+    const data = s.bySession[sessionId];
+    return tapped && data ? hostHandshake(data) : null;
+  });
   if (!info) return null;
   const live = info.state === 'running' || info.state === 'starting';
   return (
@@ -31,6 +42,12 @@ export function SessionHeader({
           <span className="error-text" data-testid="handshake-error">
             handshake failed: {info.handshakeError}
           </span>
+        ) : tapped ? (
+          <span className="muted" data-testid="host-handshake" data-state={hostInit ?? 'unseen'}>
+            {hostInit === null
+              ? 'the host’s initialize was not seen'
+              : `the host’s initialize: ${hostInit}`}
+          </span>
         ) : (
           <span className="muted">handshake…</span>
         )}
@@ -48,18 +65,20 @@ export function SessionHeader({
         </span>
       ) : null}
       {info.startError ? <p className="error-text">{info.startError}</p> : null}
-      <div className="session-actions">
-        <button
-          type="button"
-          className="small"
-          data-testid="stop-session"
-          disabled={!live}
-          onClick={() => void actions.stop()}
-        >
-          Stop
-        </button>
-        <RecordToggle sessionId={sessionId} />
-      </div>
+      {tapped ? null : (
+        <div className="session-actions">
+          <button
+            type="button"
+            className="small"
+            data-testid="stop-session"
+            disabled={!live}
+            onClick={() => void actions.stop()}
+          >
+            Stop
+          </button>
+          <RecordToggle sessionId={sessionId} />
+        </div>
+      )}
     </div>
   );
 }

@@ -1,14 +1,25 @@
-/** The tab bar: the start screen plus one tab per session, each with its state and a close. */
+/**
+ * The tab bar: the start screen plus one tab per session, each with its state and a close. A
+ * tapped session's tab carries a badge (the host and its pid as the tooltip); its close only
+ * hides the tab here, since the host owns its server (the tap refuses session:close).
+ */
+import '../tap/tap.css';
 import type { ReactElement } from 'react';
+import type { SessionInfo } from '../../../shared/session-info';
 import { useHost } from '../../app/host-context';
 import { appStore, useApp } from '../../store';
+import { closeTitle, hostTap, tapBadgeTitle } from '../tap/tap-view';
 
 export function SessionTabs(): ReactElement {
   const host = useHost();
   const sessions = useApp((s) => s.sessions);
   const activeId = useApp((s) => s.activeId);
-  const close = async (sessionId: string): Promise<void> => {
-    const r = await host.invoke('session:close', { sessionId });
+  const close = async (info: SessionInfo): Promise<void> => {
+    if (hostTap(info)) {
+      appStore.getState().hideSession(info.id);
+      return;
+    }
+    const r = await host.invoke('session:close', { sessionId: info.id });
     if (!r.ok) appStore.getState().notify(`session:close: ${r.error.message}`);
   };
   return (
@@ -37,6 +48,15 @@ export function SessionTabs(): ReactElement {
           >
             <span className="dot" data-state={s.state} />
             {s.trace ? <span className="tab-trace">TRACE</span> : null}
+            {s.tap ? (
+              <span
+                className="tab-tap"
+                data-testid={`tab-tapped-${s.id}`}
+                title={tapBadgeTitle(s.tap)}
+              >
+                {s.tap.replay ? 'REPLAY' : 'TAPPED'}
+              </span>
+            ) : null}
             {s.title}
           </button>
           <button
@@ -44,9 +64,9 @@ export function SessionTabs(): ReactElement {
             className="tab-close"
             aria-label={`Close ${s.title}`}
             data-testid={`close-${s.id}`}
-            title="Stop the server and close the tab"
+            title={closeTitle(s)}
             onClick={() =>
-              void close(s.id).catch((e: unknown) => appStore.getState().notify(String(e)))
+              void close(s).catch((e: unknown) => appStore.getState().notify(String(e)))
             }
           >
             ×

@@ -14,6 +14,8 @@ import { FindingsPanel } from '../findings/FindingsPanel';
 import { ProcessPanel } from '../process/ProcessPanel';
 import { RequestsTable } from '../requests/RequestsTable';
 import { useSessionShortcuts } from '../shortcuts/useSessionShortcuts';
+import { TapBanner } from '../tap/TapBanner';
+import { hostTap } from '../tap/tap-view';
 import { TraceBar } from '../trace/TraceBar';
 import { FramesSection, FrameViewerDrawer } from './FramesSection';
 import { SessionHeader } from './SessionHeader';
@@ -28,8 +30,12 @@ export function SessionView({ sessionId }: { sessionId: string }): ReactElement 
   });
   // A session opened from a trace is read-only: same dashboard, no controls that act on a server.
   const readOnly = useApp((s) => s.bySession[sessionId]?.info.trace != null);
+  // A tapped session's traffic is the host's: Cancel, Replay (on a fresh server) and the
+  // flight recorder only; the tap refuses whatever would change the host's session.
+  const tapped = useApp((s) => hostTap(s.bySession[sessionId]?.info) !== null);
+  const tap = useApp((s) => s.bySession[sessionId]?.info.tap != null);
   const actions = useSessionActions(sessionId);
-  useSessionShortcuts(sessionId, actions, readOnly);
+  useSessionShortcuts(sessionId, actions, readOnly, tapped);
   return (
     <div
       className="session"
@@ -38,26 +44,33 @@ export function SessionView({ sessionId }: { sessionId: string }): ReactElement 
       data-session-state={state}
       data-handshake={handshake}
       data-read-only={readOnly}
+      data-tapped={tapped}
     >
       {readOnly ? (
         <TraceBar sessionId={sessionId} />
       ) : (
         <div className="session-top">
-          <SessionHeader sessionId={sessionId} actions={actions} />
-          <DemoControls sessionId={sessionId} actions={actions} />
+          <SessionHeader sessionId={sessionId} actions={actions} tapped={tapped} />
+          {tap ? <TapBanner sessionId={sessionId} /> : null}
+          {tapped ? null : <DemoControls sessionId={sessionId} actions={actions} />}
         </div>
       )}
       <CounterStrip sessionId={sessionId} />
       <div className="dashboard">
         <div className="dash-main">
           <LiveCharts sessionId={sessionId} />
-          <RequestsTable sessionId={sessionId} actions={actions} readOnly={readOnly} />
+          <RequestsTable
+            sessionId={sessionId}
+            actions={actions}
+            readOnly={readOnly}
+            tapped={tapped}
+          />
           <ProcessPanel sessionId={sessionId} />
           <FramesSection sessionId={sessionId} />
         </div>
         <div className="dash-side">
           <FindingsPanel sessionId={sessionId} />
-          {readOnly ? null : <RequestComposer sessionId={sessionId} actions={actions} />}
+          {readOnly || tapped ? null : <RequestComposer sessionId={sessionId} actions={actions} />}
           <StderrSection sessionId={sessionId} />
         </div>
       </div>

@@ -1,6 +1,8 @@
 /**
  * The host calls a session's dashboard makes, bound to its id. Failures become notices (the
- * caller may also read the Result); successful calls that start a request select it.
+ * caller may also read the Result); successful calls that start a request select it. A replay
+ * on a tapped session runs in a session of its own (a fresh server the tap started): that
+ * session is shown, with its request selected.
  */
 import { useMemo } from 'react';
 import type { ChannelRequest, ChannelResponses, HostChannel } from '../../../shared/host-api';
@@ -12,7 +14,7 @@ import { appStore } from '../../store';
 
 export interface SessionActions {
   cancel(requestId: JsonRpcId): Promise<Result<null>>;
-  replay(requestId: JsonRpcId): Promise<Result<{ requestId: JsonRpcId }>>;
+  replay(requestId: JsonRpcId): Promise<Result<{ requestId: JsonRpcId; sessionId?: string }>>;
   callTool(name: string, args: Record<string, unknown>): Promise<Result<{ requestId: JsonRpcId }>>;
   ping(): Promise<Result<{ requestId: JsonRpcId }>>;
   recover(): Promise<Result<ChannelResponses['session:recover']>>;
@@ -46,8 +48,14 @@ export function useSessionActions(sessionId: string): SessionActions {
       if (!result.ok) appStore.getState().notify(`${channel}: ${result.error.message}`);
       return result;
     }
-    const select = (r: Result<{ requestId: JsonRpcId }>): Result<{ requestId: JsonRpcId }> => {
-      if (r.ok) appStore.getState().selectRequest(sessionId, r.value.requestId);
+    const select = <R extends { requestId: JsonRpcId; sessionId?: string }>(
+      r: Result<R>,
+    ): Result<R> => {
+      if (!r.ok) return r;
+      const store = appStore.getState();
+      const where = r.value.sessionId ?? sessionId;
+      store.selectRequest(where, r.value.requestId);
+      if (where !== sessionId) store.setActive(where);
       return r;
     };
     return {

@@ -1,6 +1,7 @@
 /**
  * `c` cancel, `r` replay, `p` pause/drain for the visible session. Reads the store at key time
- * (no subscription: shortcuts must not re-render anything).
+ * (no subscription: shortcuts must not re-render anything). A tapped session (`tapped`) has no
+ * `p`: its reader is the host's.
  */
 import { useEffect } from 'react';
 import { appStore } from '../../store';
@@ -12,6 +13,7 @@ export function useSessionShortcuts(
   sessionId: string,
   actions: SessionActions,
   readOnly = false,
+  tapped = false,
 ): void {
   useEffect(() => {
     if (readOnly) return; // a trace session has no server to act on
@@ -30,7 +32,7 @@ export function useSessionShortcuts(
         if (target) void actions.replay(target.id);
         else state.notify('Nothing to replay yet.', 'info');
       } else if (e.key === 'p') {
-        if (data.info.state !== 'running') return;
+        if (data.info.state !== 'running' || tapped) return;
         void actions.setReaderMode(data.info.readerMode === 'paused' ? 'drain' : 'paused');
       } else {
         return;
@@ -39,5 +41,5 @@ export function useSessionShortcuts(
     };
     window.addEventListener('keydown', onKey);
     return () => window.removeEventListener('keydown', onKey);
-  }, [sessionId, actions, readOnly]);
+  }, [sessionId, actions, readOnly, tapped]);
 }
