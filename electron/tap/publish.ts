@@ -40,7 +40,7 @@ const LEARN_MAX_BYTES = 4 * 1024 * 1024;
 const LEARN_MAX_TOOLS = 1000;
 /** Past this much unsent, events are skipped; the whole state is sent again once it drains. */
 const MAX_BACKLOG_BYTES = 8 * 1024 * 1024;
-const PASSED_THROUGH = new Set(['frame:page', 'session:export', 'request:cancel', 'session:list']);
+const PASSED_THROUGH = new Set(['frame:page', 'trace:export', 'request:cancel', 'session:list']);
 
 export class Publisher {
   readonly manager = new SessionManager();
