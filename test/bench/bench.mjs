@@ -237,6 +237,15 @@ async function main() {
   );
   if (sampler.status !== 0) console.log(`sampler benchmark failed (status ${sampler.status})`);
 
+  // What `pipescope tap` costs a host: throughput, latency, start-up and memory against the same
+  // server spawned directly.
+  const tap = spawnSync(
+    process.execPath,
+    [fileURLToPath(new URL('./tap-cost.mjs', import.meta.url)), ...(opts.quick ? ['--quick'] : [])],
+    { stdio: 'inherit', timeout: 300_000 },
+  );
+  if (tap.status !== 0) console.log(`tap benchmark failed (status ${tap.status})`);
+
   if (opts.out) {
     const report = {
       format: 'pipescope-bench',
