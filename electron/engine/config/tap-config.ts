@@ -12,6 +12,7 @@
  */
 
 import type { ConfigFormat } from '../../../shared/host-api.js';
+import type { TapChange } from '../../../shared/tap-config.js';
 import { importConfigText } from './import.js';
 import { clip, convertEntry, type HostFormat, isObject } from './import-entry.js';
 import {
@@ -31,6 +32,7 @@ import {
   wrapArgv,
 } from './tap-argv.js';
 
+export type { TapChange, TapStatus } from '../../../shared/tap-config.js';
 export type { TapLauncher } from './tap-argv.js';
 
 /** The host names the tap is told (`--host`) and the restart line names. */
@@ -43,20 +45,6 @@ export const HOST_LABELS: Record<HostFormat, string> = {
 
 /** The config cannot be tapped as asked (unparsable, not an MCP config, unknown server). */
 export class TapConfigError extends Error {}
-
-export type TapStatus = 'wrapped' | 'already-tapped' | 'skipped' | 'unwrapped' | 'left-tapped';
-
-/** What happened to one server entry. */
-export interface TapChange {
-  name: string;
-  /** The server list it is in: `mcpServers`, `servers`, `projects["/home/ada/app"].mcpServers`. */
-  location: string;
-  status: TapStatus;
-  /** Why it was skipped or left tapped, or how an unwrap that is not exact was made. */
-  reason?: string;
-  /** unwrapped: the original text came back byte for byte (from the manifest). */
-  exact?: boolean;
-}
 
 /** What install replaced in one entry, so that uninstall can put it back exactly. */
 export interface TapManifestEntry {

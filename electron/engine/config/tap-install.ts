@@ -6,8 +6,10 @@
  * renamed over it. What install replaced is kept in a manifest beside the config
  * (`<config>.pipescope-tap.json`), which uninstall reads to put the original text back exactly.
  *
- * Used by the CLI (electron/cli/tap-config-commands.ts) and, later, by a HostApi handler: both
- * get a structured result, or a TapConfigError whose message is one line for the user.
+ * Used by the CLI (electron/cli/tap-config-commands.ts) and by the HostApi handler of
+ * `config:tap-install` / `config:tap-uninstall` (engine/host/handlers/config.ts, which also asks
+ * for a dry run to show what would change before it does): both get a structured result
+ * (shared/tap-config.ts), or a TapConfigError whose message is one line for the user.
  */
 
 import { randomBytes } from 'node:crypto';
@@ -15,6 +17,7 @@ import { constants } from 'node:fs';
 import { copyFile, type FileHandle, open, readFile, realpath, rename, rm } from 'node:fs/promises';
 import path from 'node:path';
 import type { ConfigFormat } from '../../../shared/host-api.js';
+import type { TapResult } from '../../../shared/tap-config.js';
 import { builtPaths } from '../../paths.js';
 import { MAX_CONFIG_BYTES } from './discovery.js';
 import { isObject } from './import-entry.js';
@@ -22,13 +25,13 @@ import {
   entryKey,
   planTapInstall,
   planTapUninstall,
-  type TapChange,
   TapConfigError,
   type TapLauncher,
   type TapManifestEntry,
 } from './tap-config.js';
 
-export type { TapChange, TapLauncher } from './tap-config.js';
+export type { TapChange, TapResult } from '../../../shared/tap-config.js';
+export type { TapLauncher } from './tap-config.js';
 export { TapConfigError } from './tap-config.js';
 
 export interface TapFileOptions {
@@ -36,6 +39,8 @@ export interface TapFileOptions {
   config: string;
   /** Overrides the format detected from the file's name and shape. */
   format?: ConfigFormat;
+  /** Plan only: the result says what would change (`changed`); nothing is written. */
+  dryRun?: boolean;
 }
 
 export interface TapInstallOptions extends TapFileOptions {
@@ -45,22 +50,6 @@ export interface TapInstallOptions extends TapFileOptions {
   launcher?: TapLauncher;
 }
 
-export interface TapResult {
-  action: 'install' | 'uninstall';
-  /** The file edited (symlinks resolved). */
-  config: string;
-  format: string;
-  host: string;
-  /** Whether the config file was written. */
-  changed: boolean;
-  servers: TapChange[];
-  /** The copy of the file as it was before this run's write; null when nothing was written. */
-  backup: string | null;
-  /** The manifest beside the config after the run, or null when there is none. */
-  manifest: string | null;
-  /** "Restart <host> for the change to take effect." when the file changed. */
-  restart: string | null;
-}
 export type TapInstallResult = TapResult & { action: 'install' };
 export type TapUninstallResult = TapResult & { action: 'uninstall' };
 
@@ -103,6 +92,7 @@ export async function tapInstall(opts: TapInstallOptions): Promise<TapInstallRes
     manifest: manifest === null ? null : manifestPath,
     restart: null,
   };
+  if (opts.dryRun) return { ...result, dryRun: true };
   if (!plan.changed) return result;
   result.backup = await backup(file.path);
   // The manifest first: an entry for a write that then failed matches no text, and is harmless.
@@ -135,6 +125,7 @@ export async function tapUninstall(opts: TapFileOptions): Promise<TapUninstallRe
     manifest: manifest === null ? null : manifestPath,
     restart: null,
   };
+  if (opts.dryRun) return { ...result, dryRun: true };
   if (plan.changed) {
     result.backup = await backup(file.path);
     await writeAtomic(file, plan.text);
