@@ -5,6 +5,7 @@
  * answer is data: `Result<T>`, never a thrown error (STYLE.md "Contracts once").
  */
 import { z } from 'zod';
+import type { AttachReport, Candidate } from './attach.js';
 import type { DemoScenario } from './demo-catalog.js';
 import type { FramePage } from './frames.js';
 import type { Result } from './result.js';
@@ -15,6 +16,7 @@ import {
   OVERSIZE_POLICIES,
   READER_MODES,
 } from './session-options.js';
+import type { TapConfigResult } from './tap-config.js';
 import {
   type ReplayReport,
   TRACE_CHANNELS,
@@ -72,13 +74,22 @@ export interface DiscoveredConfig {
   format: ConfigFormat;
   result: ImportResult | null;
   error: string | null;
+  /** How many of its servers already run through `pipescope tap` (absent when none). */
+  tapped?: number;
 }
+
+/** The longest watch window `attach:run` takes (the CLI takes more; a click waits for it). */
+export const ATTACH_MAX_WATCH_MS = 10_000;
+/** The shortest that can show anything (the sampler's slow cadence is 500 ms). */
+export const ATTACH_MIN_WATCH_MS = 500;
 
 // ---- channel schemas: payloads validated in the host ----
 
 const sessionId = z.string().min(1).max(100);
 const requestId = z.union([z.string().max(200), z.number().finite()]);
 const env = z.record(z.string().max(256), z.string().max(32_768));
+/** A host config file: one of the paths `config:discover` answered (the handler checks). */
+const configPath = z.string().min(1).max(4096);
 
 const sessionOptions = {
   readerMode: z.enum(READER_MODES).optional(),
@@ -157,6 +168,22 @@ export const HOST_CHANNELS = {
     fileName: z.string().max(4096).optional(),
   }),
   'config:discover': z.object({}),
+  /** Wraps a discovered config's stdio servers in `pipescope tap` (all, or these by name);
+   *  `dryRun`: only say what would change. */
+  'config:tap-install': z.object({
+    path: configPath,
+    servers: z.array(z.string().min(1).max(1000)).max(500).optional(),
+    dryRun: z.boolean().optional(),
+  }),
+  /** Unwraps every tapped server of a discovered config; `dryRun`: only say what would change. */
+  'config:tap-uninstall': z.object({ path: configPath, dryRun: z.boolean().optional() }),
+  /** Running processes that look like MCP servers some host started (read-only). */
+  'attach:list': z.object({}),
+  /** Watches a running process for `watchMs` (default 2000) and reports; starts nothing. */
+  'attach:run': z.object({
+    pid: z.number().int().min(1).max(2_147_483_647),
+    watchMs: z.number().int().min(ATTACH_MIN_WATCH_MS).max(ATTACH_MAX_WATCH_MS).optional(),
+  }),
   /** A tapped session: write its tap's flight recorder out now. */
   'tap:dump': z.object({ sessionId }),
   ...TRACE_CHANNELS,
@@ -192,6 +219,10 @@ export interface ChannelResponses {
   'frame:page': FramePage;
   'config:import': ImportResult;
   'config:discover': DiscoveredConfig[];
+  'config:tap-install': TapConfigResult;
+  'config:tap-uninstall': TapConfigResult;
+  'attach:list': Candidate[];
+  'attach:run': AttachReport;
   'tap:dump': { path: string };
   'session:record': { path: string | null };
   'trace:open': SessionInfo;

@@ -14,6 +14,7 @@ import { homedir } from 'node:os';
 import { isAbsolute, join, resolve } from 'node:path';
 import type { ConfigFormat, DiscoveredConfig } from '../../../shared/host-api.js';
 import { importConfigText } from './import.js';
+import { tapIndex } from './tap-argv.js';
 
 export interface DiscoverOptions {
   home?: string;
@@ -103,11 +104,10 @@ async function inspect(candidate: ConfigCandidate): Promise<DiscoveredConfig | n
     };
   }
   try {
-    return {
-      ...base,
-      result: importConfigText(read.text, candidate.format, candidate.path),
-      error: null,
-    };
+    const result = importConfigText(read.text, candidate.format, candidate.path);
+    // Entries that already run through `pipescope tap` (the recogniser tap install uses).
+    const tapped = result.servers.filter((s) => tapIndex(s.command, s.args) >= 0).length;
+    return { ...base, result, error: null, ...(tapped > 0 ? { tapped } : {}) };
   } catch (e) {
     return { ...base, result: null, error: e instanceof Error ? e.message : String(e) };
   }
