@@ -214,7 +214,7 @@ const LAYERS: Layer[] = [
     may: ['shared', 'engine/process', 'engine/session', 'engine/config'],
     packages: [],
     node: true,
-    why: 'attach applies process evidence and the findings of a session to a process another host started; only the CLI sits on it',
+    why: 'attach applies process evidence and the findings of a session to a process another host started; the CLI and the host sit on it',
   },
   {
     name: 'engine/host',
@@ -229,6 +229,7 @@ const LAYERS: Layer[] = [
       'engine/session',
       'engine/trace',
       'engine/config',
+      'engine/attach',
     ],
     packages: [],
     node: true,

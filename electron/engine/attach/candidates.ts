@@ -1,9 +1,9 @@
 /**
  * Which running processes are likely MCP servers some host started, for `attach --list` and
- * the app's future "Attach to a running server" list: a process whose stdin and stdout are
- * pipes or sockets (a server's stdio; a shell in a terminal has a tty) and whose parent is a
- * known host (Claude Desktop, Claude Code, Cursor, VS Code), or whose command line runs a
- * server of a host's config (discovery.ts). Linux first (it reads /proc); elsewhere the list
+ * the start screen's "Attach to a running server" (`attach:list`): a process whose stdin and
+ * stdout are pipes or sockets (a server's stdio; a shell in a terminal has a tty) and whose
+ * parent is a known host (Claude Desktop, Claude Code, Cursor, VS Code), or whose command line
+ * runs a server of a host's config (discovery.ts). Linux first (it reads /proc); elsewhere the list
  * is empty. Each says why it is listed.
  */
 import { basename } from 'node:path';

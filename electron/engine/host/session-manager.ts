@@ -17,6 +17,7 @@ import type { SessionInfo } from '../../../shared/session-info.js';
 import type { Session } from '../session/session.js';
 import type { HostContext } from './context.js';
 import { HandlerRegistry } from './handler-registry.js';
+import { registerAttachHandlers } from './handlers/attach.js';
 import { registerConfigHandlers } from './handlers/config.js';
 import { registerFrameHandlers } from './handlers/frames.js';
 import { registerRequestHandlers } from './handlers/requests.js';
@@ -50,6 +51,7 @@ export class SessionManager implements HostContext {
     registerFrameHandlers(this.handlers, this);
     registerTraceHandlers(this.handlers, this);
     registerConfigHandlers(this.handlers);
+    registerAttachHandlers(this.handlers);
     // A session of the app's own has no tap behind it (tapped ones never reach the handlers).
     this.handlers.on('tap:dump', async (p) =>
       err('ENOTTAP', `session ${p.sessionId} is not tapped`),
