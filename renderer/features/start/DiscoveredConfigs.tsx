@@ -1,9 +1,13 @@
-/** "Found on this machine": configs of other hosts at their default locations (`config:discover`). */
+/**
+ * "Found on this machine": configs of other hosts at their default locations (`config:discover`),
+ * each with its servers (Start) and "Tap its servers" / "Untap" (TapConfigActions.tsx).
+ */
 import { type ReactElement, useEffect, useState } from 'react';
 import type { DiscoveredConfig } from '../../../shared/host-api';
 import { useHost } from '../../app/host-context';
 import { ErrorText } from '../../components/ErrorText';
 import { ImportedServerList } from './ImportedServerList';
+import { TapConfigActions } from './TapConfigActions';
 
 export function DiscoveredConfigs(): ReactElement {
   const host = useHost();
@@ -48,6 +52,14 @@ export function DiscoveredConfigs(): ReactElement {
           <div className="mono small-text" title={c.path}>
             {c.path}
           </div>
+          <TapConfigActions
+            config={c}
+            onChanged={() =>
+              void scan().catch((e: unknown) =>
+                setError(e instanceof Error ? e.message : String(e)),
+              )
+            }
+          />
           {c.error ? <ErrorText message={c.error} /> : null}
           {c.result ? <ImportedServerList result={c.result} testPrefix="found" /> : null}
         </div>
