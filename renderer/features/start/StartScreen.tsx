@@ -1,7 +1,11 @@
-/** The first screen: the demo catalog, a custom server, and servers from other hosts' configs. */
+/**
+ * The first screen: the demo catalog, a server already running under another host (attach), a
+ * custom server, and servers from other hosts' configs (import, or tap them where they are).
+ */
 import './start.css';
 import type { ReactElement } from 'react';
 import { Panel } from '../../components/Panel';
+import { AttachPanel } from '../attach/AttachPanel';
 import { OpenTracePanel } from '../trace/OpenTracePanel';
 import { CustomServerForm } from './CustomServerForm';
 import { DemoCatalog } from './DemoCatalog';
@@ -12,6 +16,9 @@ export function StartScreen(): ReactElement {
   return (
     <div className="start" data-testid="start-screen">
       <section className="start-catalog">
+        <div className="start-attach">
+          <AttachPanel />
+        </div>
         <div className="start-intro">
           <h1>Watch the pipe, not just the messages.</h1>
           <p className="muted">
