@@ -17,6 +17,8 @@ import { Relay, type RelayEnd } from './relay.js';
 
 /** How long the observer gets to finish its files after the server is gone. */
 const OBSERVER_FINISH_MS = 3000;
+/** The observer starts at the server's first output, or this long after its spawn. */
+const OBSERVER_AFTER_MS = 300;
 const FORWARDED = ['SIGTERM', 'SIGINT', 'SIGHUP', 'SIGQUIT'] as const;
 
 export interface TapArgs {
@@ -85,11 +87,20 @@ export async function runTap(argv: string[]): Promise<void> {
   const now = (): number => performance.timeOrigin + performance.now() - startedAtEpochMs;
   const relay = new Relay(parsed.command, parsed.args, process, now);
   for (const sig of FORWARDED) process.on(sig, () => relay.child.kill(sig));
-  const observer = startObserver(parsed, relay, startedAtEpochMs);
-  process.on('SIGUSR2', () => observer?.post({ type: 'dump', reason: 'SIGUSR2' }));
+  // The observer loads the engine (~150 ms of CPU): not while the server itself starts. Its
+  // copies wait in the tees meanwhile (bounded), each with the time it was relayed.
+  let observer: ObserverHandle | null | undefined;
+  const observe = (): ObserverHandle | null => {
+    if (observer === undefined) observer = startObserver(parsed, relay, startedAtEpochMs);
+    return observer;
+  };
+  relay.child.stdout?.once('data', () => setImmediate(observe));
+  const deferred = setTimeout(observe, OBSERVER_AFTER_MS);
+  process.on('SIGUSR2', () => observe()?.post({ type: 'dump', reason: 'SIGUSR2' }));
   const end = await relay.done;
+  clearTimeout(deferred);
   if (end.spawnError) say(`cannot start ${parsed.command}: ${end.spawnError.message}`);
-  await observer?.finish();
+  await observe()?.finish();
   exitAs(end);
 }
 

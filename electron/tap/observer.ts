@@ -15,7 +15,12 @@ import { defaultTraceDir, recordingPath } from '../engine/host/recording.js';
 import { Session } from '../engine/session/session.js';
 import { FlightRecorder } from '../engine/trace/flight-recorder.js';
 import { TraceRecorder } from '../engine/trace/recorder.js';
-import type { ObserverToRelay, RelayToObserver } from '../wire/tap-protocol.js';
+import {
+  type ObserverToRelay,
+  type RelayToObserver,
+  type TeeBatch,
+  unbatch,
+} from '../wire/tap-protocol.js';
 import { HostLines } from './host-lines.js';
 import type { ObserverConfig } from './observer-config.js';
 import { Publisher } from './publish.js';
@@ -98,7 +103,11 @@ async function finish(): Promise<void> {
   port?.close();
 }
 
-port.on('message', (msg: RelayToObserver) => {
+port.on('message', (batch: RelayToObserver | TeeBatch) => {
+  for (const msg of unbatch<RelayToObserver>(batch)) onMessage(msg);
+});
+
+function onMessage(msg: RelayToObserver): void {
   switch (msg.type) {
     case 'stdin':
       lines.push(Buffer.from(msg.data), msg.t);
@@ -121,4 +130,4 @@ port.on('message', (msg: RelayToObserver) => {
       void finish();
       break;
   }
-});
+}

@@ -6,6 +6,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { parseHostLine } from '../engine/session/host-traffic.js';
+import { unbatch } from '../wire/tap-protocol.js';
 import { HostLines } from './host-lines.js';
 import { type HostRead, HostReadMeter } from './host-read-meter.js';
 import { parseTapArgs } from './main.js';
@@ -91,27 +92,72 @@ describe('HostReadMeter', () => {
 });
 
 describe('Tee', () => {
+  const make = (data: ArrayBuffer) => ({ n: data.byteLength });
+
   it('copies up to its bound of unacknowledged bytes, then counts a gap, and copies again once acked', () => {
     const posted: unknown[] = [];
     const tee = new Tee(10, (bytes) => ({ gap: bytes }));
-    tee.attach({ postMessage: (m) => posted.push(m) });
+    tee.attach({ postMessage: (m) => posted.push(...unbatch(m)) });
     const chunk = Buffer.from('123456');
-    const make = (data: ArrayBuffer) => ({ n: data.byteLength });
     tee.chunk(chunk, make);
     tee.chunk(chunk, make); // 12 > 10: not copied
     expect(tee.droppedBytes).toBe(6);
     tee.ack(6);
     tee.chunk(chunk, make);
+    tee.flush();
     expect(posted).toEqual([{ n: 6 }, { gap: 6 }, { n: 6 }]);
   });
 
-  it('holds messages until its port comes, under a bound', () => {
+  it('posts a burst as one batch, its buffers moved, in order', async () => {
+    const batches: { msg: unknown; transfer?: ArrayBuffer[] }[] = [];
     const tee = new Tee(1 << 20, () => null);
-    for (let i = 0; i < 10_000; i++) tee.post({ i });
+    tee.attach({ postMessage: (msg, transfer) => batches.push({ msg, transfer }) });
+    for (let i = 0; i < 100; i++) tee.chunk(Buffer.from([i]), make);
+    tee.post({ end: true });
+    await new Promise((r) => setTimeout(r, 20));
+    expect(batches).toHaveLength(1);
+    expect(unbatch(batches[0]?.msg)).toHaveLength(101);
+    expect(batches[0]?.transfer).toHaveLength(100);
+  });
+
+  it('a chunk promised in order holds what follows back, but urgent state; filled, it is moved', () => {
+    const batches: { msg: unknown; transfer?: ArrayBuffer[] }[] = [];
+    const tee = new Tee(1 << 20, () => null);
+    tee.attach({ postMessage: (msg, transfer) => batches.push({ msg, transfer }) });
+    const slot = tee.later();
+    tee.post({ end: true });
+    tee.post({ state: 1 }, true);
+    tee.flush();
+    expect(batches.map((b) => unbatch(b.msg))).toEqual([[{ state: 1 }]]);
+    const own = new Uint8Array(new ArrayBuffer(4)); // a chunk with a buffer of its own
+    slot.fill(own, make);
+    tee.flush();
+    expect(unbatch(batches[1]?.msg)).toEqual([{ n: 4 }, { end: true }]);
+    expect(batches[1]?.transfer?.[0]).toBe(own.buffer); // moved, not copied
+    const shared = Buffer.from('0123456789').subarray(2, 5); // part of a larger buffer: copied
+    const slot2 = tee.later();
+    slot2.fill(shared, make);
+    tee.flush();
+    expect(batches[2]?.transfer?.[0]).not.toBe(shared.buffer);
+    expect(shared.toString()).toBe('234');
+  });
+
+  it('holds batches until its port comes, under a bound; chunks past it become a gap', () => {
+    const tee = new Tee(1 << 20, (bytes) => ({ gap: bytes }));
+    for (let i = 0; i < 10_000; i++) {
+      tee.post({ i });
+      tee.flush();
+    }
+    tee.chunk(Buffer.from('abc'), make);
+    tee.flush(); // no room: its 3 bytes become a gap
+    tee.chunk(Buffer.from('de'), make);
+    tee.flush();
     const got: unknown[] = [];
-    tee.attach({ postMessage: (m) => got.push(m) });
+    tee.attach({ postMessage: (m) => got.push(...unbatch(m)) });
     expect(got.length).toBe(8192);
-    expect(tee.lostMessages).toBe(10_000 - 8192);
+    // (the gap message that went before 'de' found no room either)
+    expect(tee.lostMessages).toBe(10_000 - 8192 + 1);
+    expect(tee.droppedBytes).toBe(5);
   });
 });
 

@@ -168,14 +168,22 @@ export class Relay {
   private fromServer(chunk: Buffer): void {
     const t = this.now();
     this.meter.read(chunk, t);
-    this.stdoutTee.chunk(chunk, (data) => ({ type: 'stdout', data, t }) satisfies FromRelay);
-    if (this.hostGone) return;
+    const make = (data: ArrayBuffer): FromRelay => ({ type: 'stdout', data, t });
+    if (this.hostGone) {
+      this.stdoutTee.chunk(chunk, make);
+      return;
+    }
+    // The host's bytes first. The observer gets the chunk itself once the host's pipe took it
+    // (moved, not copied: nothing holds it then), in its place in the order.
+    const slot = this.stdoutTee.later();
     const length = chunk.length;
     this.writtenBytes += length;
     const ok = this.io.stdout.write(chunk, (e) => {
-      if (e) return;
-      this.host.deliveredBytes += length;
-      this.meter.written(length, this.now());
+      if (!e) {
+        this.host.deliveredBytes += length;
+        this.meter.written(length, this.now());
+      }
+      slot.fill(chunk, make);
       if (this.exit) this.maybeFinish();
     });
     if (!ok) this.hostStopped(t);
@@ -217,8 +225,11 @@ export class Relay {
 
   private fromHost(chunk: Buffer): void {
     const t = this.now();
+    if (!this.stdinState.closed) this.hostToServer(chunk);
     this.stdinTee.chunk(chunk, (data) => ({ type: 'stdin', data, t }) satisfies RelayToObserver);
-    if (this.stdinState.closed) return;
+  }
+
+  private hostToServer(chunk: Buffer): void {
     if (this.injects.length > 0 && !this.atLineEnd) {
       // Pipescope's lines go in after the host's next newline, never inside a line.
       const nl = chunk.lastIndexOf(0x0a);
@@ -280,12 +291,15 @@ export class Relay {
         continue;
       }
       this.toServer(data, (e) =>
-        this.stdoutTee.post({
-          type: 'inject-done',
-          seq,
-          waitedMs: this.now() - at,
-          ...(e && { error: e.message }),
-        } satisfies FromRelay),
+        this.stdoutTee.post(
+          {
+            type: 'inject-done',
+            seq,
+            waitedMs: this.now() - at,
+            ...(e && { error: e.message }),
+          } satisfies FromRelay,
+          true,
+        ),
       );
     }
   }
@@ -311,7 +325,7 @@ export class Relay {
       pendingBytes: stdin?.writableLength ?? 0,
       waitMs: s.waitMs + (s.pendingSince === null ? 0 : t - s.pendingSince),
     };
-    this.stdoutTee.post({ type: 'state', t, host, stdin: stdinState } satisfies FromRelay);
+    this.stdoutTee.post({ type: 'state', t, host, stdin: stdinState } satisfies FromRelay, true);
   }
 
   /** Done once the server exited, its stdout ended, and the host took every byte of it. */
@@ -326,6 +340,8 @@ export class Relay {
     this.finished = true;
     clearInterval(this.timer);
     this.sendState();
+    this.stdoutTee.flush();
+    this.stdinTee.flush();
     // The host's stdin has nowhere to go now; stop reading it (so the process may exit).
     this.io.stdin.pause();
     this.resolveDone({ exit: this.exit, spawnError: this.spawnError });

@@ -79,3 +79,14 @@ export type ObserverToRelay =
   /** A line for the tap's stderr (never stdout). */
   | { type: 'say'; text: string }
   | { type: 'finished' };
+
+/** Messages as a tap's tee posts them (tap/tee.ts): several at once, each with its own `t`. */
+export interface TeeBatch {
+  type: 'batch';
+  messages: unknown[];
+}
+
+/** The messages of what a tee posted: a batch's, in order, or the one message itself. */
+export function unbatch<M>(msg: M | TeeBatch): M[] {
+  return (msg as TeeBatch)?.type === 'batch' ? ((msg as TeeBatch).messages as M[]) : [msg as M];
+}

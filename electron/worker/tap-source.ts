@@ -10,7 +10,14 @@
  */
 import type { MessagePort } from 'node:worker_threads';
 import type { ExitInfo } from '../wire/protocol.js';
-import type { FromRelay, RelayHost, RelayStdin, ToRelay } from '../wire/tap-protocol.js';
+import {
+  type FromRelay,
+  type RelayHost,
+  type RelayStdin,
+  type TeeBatch,
+  type ToRelay,
+  unbatch,
+} from '../wire/tap-protocol.js';
 
 export interface TapSourceEvents {
   spawned(pid: number, t: number): void;
@@ -49,7 +56,9 @@ export class TapSource {
     private readonly now: () => number,
     private readonly on: TapSourceEvents,
   ) {
-    port.on('message', (msg: FromRelay) => this.onMessage(msg));
+    port.on('message', (msg: FromRelay | TeeBatch) => {
+      for (const m of unbatch<FromRelay>(msg)) this.onMessage(m);
+    });
   }
 
   private onMessage(msg: FromRelay): void {

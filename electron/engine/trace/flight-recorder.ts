@@ -20,6 +20,7 @@ import { TraceRecorder, type TraceSink } from './recorder.js';
 import { Redactor } from './redact.js';
 
 export const FLIGHT_RECORDER_BYTES = 64 * 1024 * 1024;
+const FRAME_TEXT_MAX_BYTES = 1024 * 1024;
 /** After an error-level finding, what follows it this long goes in the dump too. */
 const AFTER_FINDING_MS = 1000;
 /** At most one dump for findings this often (a flapping finding must not fill the disk). */
@@ -116,8 +117,10 @@ export class FlightRecorder {
     this.recorder = TraceRecorder.start(session, {
       path: '(flight recorder)',
       sink: this.ring,
-      // The ring bounds it: text is kept however long the session runs.
+      // The ring bounds it: text is kept however long the session runs, but for frames over
+      // 1 MiB (their JSON costs the tap CPU, and a few of them would be the whole ring).
       budgetBytes: Number.MAX_SAFE_INTEGER,
+      maxFrameTextBytes: FRAME_TEXT_MAX_BYTES,
     });
     session.on('finding', this.onFinding);
   }

@@ -1,15 +1,13 @@
 /**
  * Trace recorder: writes one session to a trace file (shared/trace-format.ts) as it runs.
  *
- * Owns: the file's write stream, its flush timer, the recording budget and the gate that
- * thins process samples (process-event.ts). Fed by: the Session's events ('frame', 'stderr',
- * 'request', 'finding', 'oversize', 'exit', 'state', 'tick', 'process'); frame text is read from the session's FrameStore while it is still held. Listens:
- * the host, through `onError` (one line, once) and `finish()`.
+ * Owns: its sink (a file, or a flight recorder's ring), its flush timer, the recording budget
+ * and the gate that thins process samples (process-event.ts). Fed by: the Session's events;
+ * frame text is read from its FrameStore while held. Listens: the host, via `onError`/`finish`.
  *
- * Runs in main, never on the worker's drain path: a slow disk delays the trace, not the pipe.
- * Lines are buffered and handed to the stream at least every `flushMs` (≤ 1 s), so a crash
- * loses at most the last second. An unwritable path or a full disk is one clear error; the
- * recorder then detaches and the session goes on unrecorded.
+ * Runs in main, never on the drain path: a slow disk delays the trace, not the pipe. Lines go to
+ * the sink at least every `flushMs` (≤ 1 s): a crash loses at most the last second. An
+ * unwritable path or a full disk is one clear error; the session then goes on unrecorded.
  */
 import { createWriteStream, openSync } from 'node:fs';
 import type { LiveFinding } from '../../../shared/findings.js';
@@ -57,6 +55,8 @@ export interface TraceRecorderOptions {
   sink?: TraceSink;
   /** Trace bytes up to which frame and stderr text is kept (default 64 MiB). */
   budgetBytes?: number;
+  /** A frame larger than this is recorded without its text (a flight recorder's bound). */
+  maxFrameTextBytes?: number;
   /** Redaction (HARDENING.md 33); on unless explicitly false. */
   redact?: boolean;
   /** How often buffered lines go to the file (ms, at most 1000). */
@@ -208,8 +208,9 @@ export class TraceRecorder {
 
   private readonly onFrame = this.guard((f: FrameSummary): void => {
     this.frames += 1;
-    // Read synchronously: the store holds what it just summarised (unless over its own bound).
-    const page = f.bytes > 0 ? this.session.frames.page(f.seq, 0, f.bytes) : null;
+    // Read at once (the store holds what it just summarised); over maxFrameTextBytes, not at all.
+    const read = f.bytes <= (this.options.maxFrameTextBytes ?? f.bytes);
+    const page = f.bytes > 0 && read ? this.session.frames.page(f.seq, 0, f.bytes) : null;
     const data = page?.data ?? (f.bytes === 0 ? Buffer.alloc(0) : null);
     const keep = (f.dir === 'out' && f.bytes <= OUT_TEXT_ALWAYS_BYTES) || this.fits(f.bytes);
     const e = frameEvent(f, data, keep, this.redactor);
