@@ -10,6 +10,7 @@
  * Nothing the tap says goes to stdout, ever: its own lines go to stderr, prefixed.
  */
 import { readFileSync } from 'node:fs';
+import { constants } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import type { ObserverToRelay, RelayToObserver, ToRelay } from '../wire/tap-protocol.js';
 import type { ObserverConfig } from './observer-config.js';
@@ -19,7 +20,10 @@ import { Relay, type RelayEnd } from './relay.js';
 const OBSERVER_FINISH_MS = 3000;
 /** The observer starts at the server's first output, or this long after its spawn. */
 const OBSERVER_AFTER_MS = 300;
-const FORWARDED = ['SIGTERM', 'SIGINT', 'SIGHUP', 'SIGQUIT'] as const;
+// SIGUSR1 too: unhandled, it would open Node's inspector in the tap (code anyone could run).
+const FORWARDED = ['SIGTERM', 'SIGINT', 'SIGHUP', 'SIGQUIT', 'SIGUSR1'] as const;
+/** Signals a Node process cannot die of by raising them (ignored, or the inspector's). */
+const UNRAISABLE = new Set(['SIGPIPE', 'SIGUSR1']);
 
 export interface TapArgs {
   name: string | null;
@@ -86,7 +90,6 @@ export async function runTap(argv: string[]): Promise<void> {
   const startedAtEpochMs = performance.timeOrigin + performance.now();
   const now = (): number => performance.timeOrigin + performance.now() - startedAtEpochMs;
   const relay = new Relay(parsed.command, parsed.args, process, now);
-  for (const sig of FORWARDED) process.on(sig, () => relay.child.kill(sig));
   // The observer loads the engine (~150 ms of CPU): not while the server itself starts. Its
   // copies wait in the tees meanwhile (bounded), each with the time it was relayed.
   let observer: ObserverHandle | null | undefined;
@@ -94,6 +97,13 @@ export async function runTap(argv: string[]): Promise<void> {
     if (observer === undefined) observer = startObserver(parsed, relay, startedAtEpochMs);
     return observer;
   };
+  for (const sig of FORWARDED) {
+    process.on(sig, () => {
+      relay.child.kill(sig);
+      // The host ends its server this way (no stdin EOF first): the exit that follows is the end.
+      observe()?.post({ type: 'host-signal', signal: sig });
+    });
+  }
   relay.child.stdout?.once('data', () => setImmediate(observe));
   const deferred = setTimeout(observe, OBSERVER_AFTER_MS);
   process.on('SIGUSR2', () => observe()?.post({ type: 'dump', reason: 'SIGUSR2' }));
@@ -143,6 +153,7 @@ function startObserver(a: TapArgs, relay: Relay, startedAtEpochMs: number): Obse
     if (msg.type === 'stdout-port') {
       msg.port.on('message', (m: ToRelay) => relay.onWorkerMessage(m));
       relay.stdoutTee.attach(msg.port);
+      relay.stderrTee.attach(msg.port);
       msg.port.unref();
     } else if (msg.type === 'ack') relay.stdinTee.ack(msg.bytes);
     else if (msg.type === 'say') say(msg.text);
@@ -172,13 +183,12 @@ function exitAs(end: RelayEnd): void {
   if (end.spawnError || !exit) {
     process.exit(end.spawnError?.code === 'ENOENT' ? 127 : 126);
   }
-  if (exit.signal) {
-    for (const sig of FORWARDED) process.removeAllListeners(sig);
-    process.removeAllListeners('SIGUSR2');
-    process.kill(process.pid, exit.signal);
-    // A signal we cannot die of here (ignored by the host for us): the shell's convention.
-    setTimeout(() => process.exit(128 + 15), 500).unref();
-    return;
-  }
-  process.exit(exit.code ?? 0);
+  if (!exit.signal) process.exit(exit.code ?? 0);
+  // The shell's convention where the signal cannot end us (or does not, in time).
+  const number = constants.signals[exit.signal as NodeJS.Signals] ?? 15;
+  if (UNRAISABLE.has(exit.signal)) process.exit(128 + number);
+  for (const sig of FORWARDED) process.removeAllListeners(sig);
+  process.removeAllListeners('SIGUSR2');
+  setTimeout(() => process.exit(128 + number), 500);
+  process.kill(process.pid, exit.signal);
 }

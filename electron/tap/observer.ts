@@ -90,11 +90,17 @@ const lines = new HostLines(
   (bytes, t) => session.hostTraffic?.oversize(bytes, t),
 );
 
+/** Stops the session once it has started (a stop while starting would read out of order). */
+async function endSession(): Promise<void> {
+  await session.whenStarted().catch(() => {});
+  await session.stop();
+}
+
 let finishing = false;
 async function finish(): Promise<void> {
   if (finishing) return;
   finishing = true;
-  await session.stop();
+  await endSession();
   flight.flushPending();
   await trace?.finish();
   flight.dispose();
@@ -117,8 +123,9 @@ function onMessage(msg: RelayToObserver): void {
       lines.gap(msg.bytes);
       break;
     case 'stdin-end':
+    case 'host-signal':
       // The host is done with the server: what follows (its exit) is the end, not a failure.
-      void session.stop();
+      void endSession();
       break;
     case 'host-read':
       session.hostTraffic?.hostRead(msg.offset, msg.deliveredAt - msg.firstByteAt);

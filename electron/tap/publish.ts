@@ -35,12 +35,25 @@ import type { FlightRecorder } from '../engine/trace/flight-recorder.js';
 import type { ObserverConfig } from './observer-config.js';
 
 const RETRY_MS = 2000;
+/** Replays (each a fresh server process) running at once, besides the host's session. */
+const MAX_REPLAYS = 4;
 /** The host's handshake answers read for server info and tools, at most this large. */
 const LEARN_MAX_BYTES = 4 * 1024 * 1024;
 const LEARN_MAX_TOOLS = 1000;
 /** Past this much unsent, events are skipped; the whole state is sent again once it drains. */
 const MAX_BACKLOG_BYTES = 8 * 1024 * 1024;
-const PASSED_THROUGH = new Set(['frame:page', 'trace:export', 'request:cancel', 'session:list']);
+/** What the app may do with the host's session, and with a replay this tap started. */
+const ON_TAPPED = new Set(['frame:page', 'trace:export', 'request:cancel']);
+const ON_REPLAY = new Set([
+  ...ON_TAPPED,
+  'request:replay',
+  'request:ping',
+  'request:send',
+  'request:call-tool',
+  'session:stop',
+  'session:close',
+  'session:recover',
+]);
 
 export class Publisher {
   readonly manager = new SessionManager();
@@ -49,6 +62,8 @@ export class Publisher {
   private retry: NodeJS.Timeout | null = null;
   private closed = false;
   private behind = false;
+  /** Sessions this tap started to replay a host's request (the app may drive those). */
+  private readonly replays = new Set<string>();
   readonly info: SessionInfo;
 
   constructor(
@@ -91,6 +106,9 @@ export class Publisher {
         protocolVersion: String(result.protocolVersion ?? '?'),
       };
     } else if (Array.isArray(result.tools)) {
+      // A first page (no cursor asked for) lists the tools afresh (after list_changed, say).
+      const asked = this.session.requests.params(f.id) as { cursor?: unknown } | undefined;
+      if (asked?.cursor === undefined) this.info.tools = [];
       for (const t of result.tools as Record<string, unknown>[]) {
         if (typeof t?.name !== 'string' || this.info.tools.length >= LEARN_MAX_TOOLS) continue;
         this.info.tools.push({
@@ -170,22 +188,30 @@ export class Publisher {
   }
 
   private async run(channel: string, payload: unknown): Promise<Result<unknown>> {
-    const p = (payload ?? {}) as { sessionId?: string; requestId?: string | number };
-    if (channel === 'tap:dump') {
+    const p = (payload ?? {}) as { sessionId?: unknown; requestId?: string | number };
+    // Every call names one of this tap's sessions; nothing else of its manager is reachable
+    // (no session:start, config, traces or demos: a listener at the socket must not run things).
+    const id = typeof p.sessionId === 'string' ? p.sessionId : null;
+    const own = id === this.session.id;
+    const replay = id !== null && this.replays.has(id);
+    if (!own && !replay) return err('ETAPPED', `${channel}: not a session of this tap`);
+    if (own && channel === 'tap:dump') {
       const file = this.flight.dump('asked for from the app');
       return file ? ok({ path: file }) : err('EDUMP', 'the flight recorder could not be written');
     }
-    if (channel === 'request:replay' && p.sessionId === this.session.id)
-      return this.replay(p.requestId);
-    if (PASSED_THROUGH.has(channel) || (p.sessionId && p.sessionId !== this.session.id))
-      return this.manager.handle(channel, payload);
-    return err('ETAPPED', `${channel}: the host owns this session (a tap only watches it)`);
+    if (own && channel === 'request:replay') return this.replay(p.requestId);
+    if ((own ? ON_TAPPED : ON_REPLAY).has(channel)) return this.manager.handle(channel, payload);
+    return own
+      ? err('ETAPPED', `${channel}: the host owns this session (a tap only watches it)`)
+      : err('ETAPPED', `${channel}: not offered on a tap's replay`);
   }
 
   /** The host's request `id`, sent again to a fresh process of the same server. */
   private async replay(id: string | number | undefined): Promise<Result<unknown>> {
     const r = id === undefined ? undefined : this.session.requests.get(id);
     if (!r || r.method === 'initialize') return err('EREPLAY', `request ${id} cannot be replayed`);
+    if (this.manager.liveCount() > MAX_REPLAYS)
+      return err('ELIMIT', `at most ${MAX_REPLAYS} replays of a tap's requests run at once`);
     const params = this.session.requests.params(r.id) as Record<string, unknown> | undefined;
     const env: Record<string, string> = {};
     for (const [k, v] of Object.entries(process.env)) if (v !== undefined) env[k] = v;
@@ -202,6 +228,7 @@ export class Publisher {
     const { session, info } = created.value;
     info.title = `${this.cfg.name}: replay of ${r.method} #${String(r.id)}`;
     this.manager.adopt(session, info);
+    this.replays.add(session.id);
     try {
       await session.whenStarted();
     } catch (e) {

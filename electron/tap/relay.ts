@@ -25,11 +25,14 @@ import {
   type ToRelay,
 } from '../wire/tap-protocol.js';
 import { HostReadMeter } from './host-read-meter.js';
+import { closeHostStdin, underDeathSignal } from './spawn-server.js';
 import { Tee } from './tee.js';
 
 /** Large answers the host's reading of is timed (smaller ones take no time worth showing). */
 const HOST_READ_MIN_BYTES = 64 * 1024;
 const STATE_EVERY_MS = 100;
+/** After the server's exit, how long its pipes may stay open (held by what it left behind). */
+const AFTER_EXIT_MS = 1000;
 
 export interface RelayIo {
   stdin: Readable;
@@ -46,6 +49,13 @@ export class Relay {
   readonly child: ChildProcess;
   /** Copies for the transport worker that frames stdout (FromRelay). */
   readonly stdoutTee = new Tee(TAP_OBSERVE_MAX_BYTES, (bytes) => this.gapOf(bytes));
+  /** stderr's copies, to the same worker, under a bound of their own (a gap there is logs
+   *  missing, never a cut in stdout's framing). */
+  readonly stderrTee = new Tee(TAP_OBSERVE_MAX_BYTES, (bytes) => ({
+    type: 'stderr-gap',
+    bytes,
+    t: this.now(),
+  }));
   /** Copies for the observer thread: the host's lines to the server (RelayToObserver). */
   readonly stdinTee = new Tee(TAP_OBSERVE_MAX_BYTES, (bytes) => ({
     type: 'stdin-gap',
@@ -74,6 +84,8 @@ export class Relay {
   private spawnError: RelayEnd['spawnError'] = null;
   private stdoutEnded = false;
   private hostGone = false;
+  private stderrGone = false;
+  private stderrFlushed = false;
   /** Bytes handed to the host's pipe (`host.deliveredBytes`: the ones it took). */
   private writtenBytes = 0;
   private finished = false;
@@ -94,8 +106,10 @@ export class Relay {
       this.stdinTee.post({ type: 'host-read', ...r } satisfies RelayToObserver),
     );
     // Its own process group: a signal the host sends the tap's group reaches the server once,
-    // forwarded (main.ts), not twice.
-    this.child = spawn(command, args, {
+    // forwarded (main.ts), not twice. On Linux, under setpriv --pdeathsig KILL (which execs
+    // it: same pid): a SIGKILL the host sends the tap reaches the server too, as without it.
+    const [file, argv] = underDeathSignal(command, args);
+    this.child = spawn(file, argv, {
       stdio: ['pipe', 'pipe', 'pipe'],
       detached: process.platform !== 'win32',
       windowsHide: true,
@@ -112,16 +126,21 @@ export class Relay {
       this.stdoutTee.post({ type: 'spawned', pid: child.pid ?? -1, t: this.now() });
       this.sendState();
     });
-    child.once('error', (e: NodeJS.ErrnoException) => {
-      if (child.pid !== undefined) return; // a kill() that failed: the exit still comes
+    child.on('error', (e: NodeJS.ErrnoException) => {
+      if (child.pid !== undefined || this.spawnError) return; // a kill() that failed
       this.spawnError = { code: e.code ?? 'ESPAWN', message: e.message };
       this.stdoutTee.post({ type: 'spawn-error', ...this.spawnError } satisfies FromRelay);
       this.stdoutEnded = true;
+      this.stderrFlushed = true;
       this.finish();
     });
     child.once('exit', (code, signal) => {
       this.exit = { code, signal, t: this.now() };
       this.stdoutTee.post({ type: 'exit', exit: this.exit } satisfies FromRelay);
+      // A process the server left behind may hold its stdout open: the host would see the
+      // exit at once without the tap, so the tap waits for the pipes' end only so long.
+      const giveUp = setTimeout(() => this.abandonPipes(), AFTER_EXIT_MS);
+      giveUp.unref();
       this.maybeFinish();
     });
     const out = child.stdout as Readable;
@@ -136,24 +155,36 @@ export class Relay {
     io.stdout.on('error', () => this.hostClosedStdout());
     const err = child.stderr as Readable;
     err.on('data', (chunk: Buffer) => {
-      this.stdoutTee.chunk(chunk, (data) => ({ type: 'stderr', data, t: this.now() }));
+      this.stderrTee.chunk(chunk, (data) => ({ type: 'stderr', data, t: this.now() }));
+      if (this.stderrGone) return;
       if (!io.stderr.write(chunk)) {
         err.pause();
         io.stderr.once('drain', () => err.resume());
       }
     });
+    err.once('end', () => {
+      // Everything it wrote reaches the tap's stderr before the tap exits (a crash's trace).
+      if (this.stderrGone) this.stderrFlushed = true;
+      else io.stderr.write('', () => this.stderrDone());
+    });
     err.on('error', () => {});
-    io.stderr.on('error', () => {});
+    io.stderr.on('error', () => {
+      // The host closed the tap's stderr: the server's goes nowhere now, and must not block.
+      this.stderrGone = true;
+      this.stderrDone();
+      err.resume();
+    });
     const stdin = child.stdin as Writable;
     stdin.on('drain', () => {
       this.endStdinWait();
       io.stdin.resume();
     });
     stdin.on('error', () => {
-      // The server closed its stdin (or exited): later host bytes have nowhere to go.
+      // The server closed its stdin (or exited): the host's next write fails (EPIPE), as it
+      // would have without the tap.
       this.stdinState.closed = true;
       this.endStdinWait();
-      io.stdin.resume();
+      closeHostStdin(io.stdin);
     });
     io.stdin.on('data', (chunk: Buffer) => this.fromHost(chunk));
     io.stdin.once('end', () => {
@@ -330,9 +361,30 @@ export class Relay {
 
   /** Done once the server exited, its stdout ended, and the host took every byte of it. */
   private maybeFinish(): void {
-    if (this.finished || !this.exit || !this.stdoutEnded) return;
+    if (this.finished || !this.exit || !this.stdoutEnded || !this.stderrFlushed) return;
     if (!this.hostGone && this.host.deliveredBytes < this.writtenBytes) return; // still reading
     this.finish();
+  }
+
+  private stderrDone(): void {
+    this.stderrFlushed = true;
+    this.maybeFinish();
+  }
+
+  /** The server exited AFTER_EXIT_MS ago and something it left still holds its pipes: stop
+   *  reading them (what the host has been handed is still delivered). */
+  private abandonPipes(): void {
+    if (this.finished) return;
+    if (!this.stdoutEnded) {
+      this.stdoutEnded = true;
+      (this.child.stdout as Readable).destroy();
+      this.stdoutTee.post({ type: 'stdout-end', t: this.now() } satisfies FromRelay);
+    }
+    if (!this.stderrFlushed) {
+      (this.child.stderr as Readable).destroy();
+      this.stderrFlushed = true;
+    }
+    this.maybeFinish();
   }
 
   private finish(): void {
@@ -341,6 +393,7 @@ export class Relay {
     clearInterval(this.timer);
     this.sendState();
     this.stdoutTee.flush();
+    this.stderrTee.flush();
     this.stdinTee.flush();
     // The host's stdin has nowhere to go now; stop reading it (so the process may exit).
     this.io.stdin.pause();

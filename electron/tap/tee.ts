@@ -124,6 +124,9 @@ export class Tee {
   /** A message without bytes (end, exit) in order with the chunks; `urgent` (state) does not
    *  wait for a chunk still being written. */
   post(msg: unknown, urgent = false): void {
+    // A gap not yet said goes before what follows it (an end, an exit).
+    const gap = urgent ? null : this.gapItem();
+    if (gap) this.open.push(gap);
     this.add({ msg, urgent });
   }
 

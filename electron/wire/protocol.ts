@@ -136,6 +136,8 @@ export type FromWorker =
   /** The spill reached a bound: what it held then (frames, their bytes). */
   | { type: 'overload'; policy: OverloadPolicy; t: number; frames: number; bytes: number }
   | { type: 'stdout-end'; partialBytes: number; t: number }
+  /** Tap mode: bytes the relay passed on without a copy for us (counted in droppedBytes). */
+  | { type: 'observe-gap'; bytes: number; t: number }
   | { type: 'exit'; exit: ExitInfo }
   | {
       type: 'stopped';

@@ -45,6 +45,8 @@ export type FromRelay =
   /** A copy of one read of the server's stdout, in order. */
   | { type: 'stdout'; data: ArrayBuffer; t: number }
   | { type: 'stderr'; data: ArrayBuffer; t: number }
+  /** stderr bytes the relay passed on without copying (logs not observed, counted). */
+  | { type: 'stderr-gap'; bytes: number; t: number }
   /** Bytes of stdout the relay passed on without copying (the observer was too far behind). */
   | { type: 'gap'; bytes: number; t: number }
   | { type: 'stdout-end'; t: number }
@@ -66,6 +68,8 @@ export type RelayToObserver =
   /** A large answer's bytes as the host took them: when its first byte was read from the
    *  server, and when the host's pipe took its last. */
   | { type: 'host-read'; offset: number; bytes: number; firstByteAt: number; deliveredAt: number }
+  /** The host signalled the tap (forwarded to the server): its exit is the session's end. */
+  | { type: 'host-signal'; signal: string }
   /** Write the flight recorder out now (SIGUSR2). */
   | { type: 'dump'; reason: string }
   /** The server is gone and the host's stdout flushed: finish and report. */

@@ -97,6 +97,7 @@ export class StdoutReader {
         if (info.phase === 'start') this.drop();
         onOversize(info);
       },
+      gap: () => this.drop(),
     });
   }
 
@@ -116,6 +117,11 @@ export class StdoutReader {
     this.splitter.push(chunk);
     this.chunk = NO_CHUNK; // (not held past its read)
     this.outbox.chunkDone();
+  }
+
+  /** Bytes a tap relayed but could not copy here: the line they fall in is dropped. */
+  gap(bytes: number): void {
+    this.splitter.gap?.(bytes);
   }
 
   /** Stdout ended (or was abandoned): the bytes of an unterminated last line. */

@@ -75,6 +75,14 @@ export class TapSource {
         break;
       case 'stderr':
         this.on.stderr(Buffer.from(msg.data));
+        this.send({ type: 'ack', bytes: msg.data.byteLength });
+        break;
+      case 'stderr-gap':
+        this.on.stderr(
+          Buffer.from(
+            `[pipescope] ${msg.bytes} bytes of stderr not observed (the tap's observer was behind; the host got them)\n`,
+          ),
+        );
         break;
       case 'gap':
         this.on.gap(msg.bytes);

@@ -186,6 +186,8 @@ export class TransportWorker {
       stderr: this.onStderrChunk,
       gap: (bytes) => {
         this.gapBytes += bytes;
+        this.stdout.gap(bytes);
+        this.post({ type: 'observe-gap', bytes, t: this.now() });
       },
       stdoutEnd: () => this.onStdoutEnd(),
       exit: (exit) => this.onExit(exit),

@@ -83,9 +83,14 @@ export class SessionManager implements HostContext {
   dispatch(call: HostCall): Promise<Result<unknown>> {
     // A tapped session's calls go to its tap, which says what it allows (tap/publish.ts).
     const id = (call.payload as { sessionId?: unknown }).sessionId;
-    if (typeof id === 'string' && this.taps?.owns(id))
+    if (typeof id === 'string' && !this.showsOwn(id) && this.taps?.owns(id))
       return this.taps.call(id, call.channel, call.payload);
     return this.handlers.dispatch(call);
+  }
+
+  /** Whether `id` is a session of the app's own: live or a trace (tap-hub.ts). */
+  showsOwn(id: string): boolean {
+    return this.sessions.has(id) || this.traces.get(id) !== null;
   }
 
   /** Listens for taps (the app and browser mode do; a tap's own manager does not). */

@@ -111,6 +111,45 @@ describe('tap hub', () => {
     await until(() => m.infos().length === 0);
   });
 
+  it("malformed messages end that tap's connection, never the app; no tap claims another's ids", async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'tap-hub-'));
+    const m = await app(dir);
+    const events: HostEvent[] = [];
+    m.subscribe((e) => events.push(e));
+    const hello = { type: 'hello', token: readTapToken(dir), version: 1, tap: TAP };
+    for (const bad of [
+      { type: 'event' },
+      null,
+      { type: 'event', event: { type: 'sessions', sessions: 'x' } },
+      { type: 'result', id: 'x' },
+    ]) {
+      const s = await dial(dir);
+      send(s, hello);
+      s.write(`${JSON.stringify(bad)}\n`);
+      await closed(s);
+    }
+    const first = await dial(dir);
+    send(first, hello);
+    send(first, { type: 'event', event: { type: 'sessions', sessions: [info('a'), null] } });
+    await until(() => m.infos().some((s) => s.id === 'a'));
+    const second = await dial(dir);
+    send(second, hello);
+    send(second, { type: 'event', event: { type: 'sessions', sessions: [info('a'), info('b')] } });
+    await until(() => m.infos().some((s) => s.id === 'b'));
+    expect(m.infos().filter((s) => s.id === 'a')).toHaveLength(1); // still the first tap's
+    // Events only for ids a tap listed.
+    send(second, {
+      type: 'event',
+      event: { type: 'notice', level: 'info', text: 'forged', sessionId: 'a' },
+    });
+    send(second, {
+      type: 'event',
+      event: { type: 'notice', level: 'info', text: 'mine', sessionId: 'b' },
+    });
+    await until(() => events.some((e) => e.type === 'notice' && e.text === 'mine'));
+    expect(events.some((e) => e.type === 'notice' && e.text === 'forged')).toBe(false);
+  });
+
   it("a second Pipescope leaves the first its socket; a dead one's file is taken over", async () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'tap-hub-'));
     await app(dir);

@@ -8,13 +8,15 @@
  * and the calls waiting for an answer (each with a timeout). Fed by: taps. Listens: the
  * SessionManager, through `TapHubHost`.
  */
-import { mkdirSync, rmSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import { connect, createServer, type Server, type Socket } from 'node:net';
 import type { HostEvent } from '../../../shared/host-api.js';
 import { err, type Result } from '../../../shared/result.js';
 import type { SessionInfo, TapInfo } from '../../../shared/session-info.js';
 import {
+  makePrivateFolder,
   readLines,
+  TAP_LINE_MAX_BYTES,
   TAP_LINK_VERSION,
   type TapToApp,
   tapLinkDir,
@@ -32,12 +34,44 @@ const CALL_TIMEOUT_MS = 15_000;
 export interface TapHubHost {
   emit(e: HostEvent): void;
   sessionsChanged(): void;
+  /** Whether `id` is a session of the app's own (a tap may never claim it). */
+  showsOwn(id: string): boolean;
 }
 
 interface TapConnection {
   socket: Socket;
   tap: TapInfo;
   sessions: SessionInfo[];
+  /** Calls on its sessions waiting for its answer (only it may answer them). */
+  calls: Map<number, (r: Result<unknown>) => void>;
+}
+
+const HELLO_MAX_BYTES = 16 * 1024;
+const MAX_SESSIONS_PER_TAP = 8;
+const MAX_CALLS = 64;
+
+// biome-ignore lint/suspicious/noExplicitAny: a parsed message, checked field by field
+function isObject(v: unknown): v is Record<string, any> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+const isStringOrNull = (v: unknown): boolean => v === null || typeof v === 'string';
+
+function isTapInfo(v: unknown): v is TapInfo {
+  return (
+    isObject(v) &&
+    typeof v.name === 'string' &&
+    typeof v.tapPid === 'number' &&
+    isObject(v.host) &&
+    isStringOrNull(v.host.label) &&
+    typeof v.host.pid === 'number' &&
+    isStringOrNull(v.host.command) &&
+    isObject(v.server) &&
+    typeof v.server.command === 'string' &&
+    Array.isArray(v.server.args) &&
+    v.server.args.every((a: unknown) => typeof a === 'string') &&
+    typeof v.server.cwd === 'string'
+  );
 }
 
 function listenOn(file: string): Promise<Server> {
@@ -67,7 +101,6 @@ export class TapHub {
   private server: Server | null = null;
   private token = '';
   private readonly taps = new Set<TapConnection>();
-  private readonly calls = new Map<number, (r: Result<unknown>) => void>();
   private nextCall = 1;
   readonly socketPath: string;
 
@@ -92,7 +125,7 @@ export class TapHub {
   }
 
   private async listen(): Promise<void> {
-    mkdirSync(this.dir, { recursive: true, mode: 0o700 });
+    makePrivateFolder(this.dir);
     let server: Server;
     try {
       server = await listenOn(this.socketPath);
@@ -107,9 +140,14 @@ export class TapHub {
     server.on('connection', (socket) => this.accept(socket));
     server.maxConnections = MAX_TAPS;
     server.on('error', () => {});
-    this.server = server;
     // Only once the socket is ours: a token taps will present to us.
-    this.token = writeTapToken(this.dir);
+    try {
+      this.token = writeTapToken(this.dir);
+    } catch (e) {
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      throw e;
+    }
+    this.server = server;
   }
 
   private accept(socket: Socket): void {
@@ -120,41 +158,66 @@ export class TapHub {
       clearTimeout(hello);
       if (conn) this.gone(conn);
     });
-    readLines(socket, (raw) => {
-      const msg = raw as TapToApp;
-      if (!conn) {
-        const ok =
-          msg?.type === 'hello' &&
-          msg.version === TAP_LINK_VERSION &&
-          typeof msg.token === 'string' &&
-          tokensEqual(msg.token, this.token);
-        if (!ok) return void socket.destroy();
-        clearTimeout(hello);
-        conn = { socket, tap: msg.tap, sessions: [] };
-        this.taps.add(conn);
-        return;
-      }
-      if (msg.type === 'event') this.onEvent(conn, msg.event);
-      else if (msg.type === 'result') this.calls.get(msg.id)?.(msg.result);
-    });
+    readLines(
+      socket,
+      (raw) => {
+        const msg = raw as TapToApp;
+        if (!conn) {
+          const ok =
+            isObject(msg) &&
+            msg.type === 'hello' &&
+            msg.version === TAP_LINK_VERSION &&
+            typeof msg.token === 'string' &&
+            tokensEqual(msg.token, this.token) &&
+            isTapInfo(msg.tap);
+          if (!ok) return void socket.destroy();
+          clearTimeout(hello);
+          conn = { socket, tap: msg.tap, sessions: [], calls: new Map() };
+          this.taps.add(conn);
+          return;
+        }
+        if (!isObject(msg)) throw new Error('not a message');
+        if (msg.type === 'event' && isObject(msg.event)) this.onEvent(conn, msg.event);
+        else if (msg.type === 'result' && typeof msg.id === 'number' && isObject(msg.result))
+          conn.calls.get(msg.id)?.(msg.result);
+        else throw new Error('not a message');
+      },
+      // Until it has said who it is, a connection may send a hello and no more.
+      () => (conn ? TAP_LINE_MAX_BYTES : HELLO_MAX_BYTES),
+    );
   }
 
+  /** What a tap says of its sessions: only ids it listed, never one the app or another tap
+   *  shows; anything malformed ends its connection (readLines). */
   private onEvent(conn: TapConnection, e: HostEvent): void {
     if (e.type === 'sessions') {
-      // The tap's own list: its session (which carries its TapInfo) and the replays it started
-      // (which do not), each marked as the tap's.
-      conn.sessions = e.sessions.map((s) => ({
-        ...s,
-        tap: s.tap ?? { ...conn.tap, replay: true },
-      }));
+      if (!Array.isArray(e.sessions)) throw new Error('not a session list');
+      const taken = (id: string): boolean =>
+        this.host.showsOwn(id) ||
+        [...this.taps].some((c) => c !== conn && c.sessions.some((s) => s.id === id));
+      // Its own session (which carries its TapInfo) and the replays it started (which do not).
+      conn.sessions = e.sessions
+        .filter((s) => isObject(s) && typeof s.id === 'string' && typeof s.title === 'string')
+        .filter((s) => !taken(s.id))
+        .slice(0, MAX_SESSIONS_PER_TAP)
+        .map((s) => ({ ...s, tap: isTapInfo(s.tap) ? s.tap : { ...conn.tap, replay: true } }));
       this.host.sessionsChanged();
       return;
     }
-    this.host.emit(e);
+    const id =
+      e.type === 'snapshot'
+        ? isObject(e.snapshot)
+          ? e.snapshot.sessionId
+          : undefined
+        : e.type === 'notice'
+          ? e.sessionId
+          : undefined;
+    if (typeof id === 'string' && conn.sessions.some((s) => s.id === id)) this.host.emit(e);
   }
 
   private gone(conn: TapConnection): void {
     this.taps.delete(conn);
+    for (const [, done] of conn.calls) done(err('ETAP', 'the tap went away'));
     if (conn.sessions.length > 0) this.host.sessionsChanged();
   }
 
@@ -178,23 +241,27 @@ export class TapHub {
     const conn = this.owner(sessionId);
     if (!conn) return Promise.resolve(err('ENOSESSION', `no session ${sessionId}`));
     const id = this.nextCall++;
+    const calls = conn.calls;
+    if (calls.size >= MAX_CALLS) return Promise.resolve(err('ETAP', 'the tap has too many calls'));
     return new Promise((resolve) => {
       const timer = setTimeout(() => done(err('ETAP', 'the tap did not answer')), CALL_TIMEOUT_MS);
       const done = (r: Result<unknown>): void => {
         clearTimeout(timer);
-        this.calls.delete(id);
+        calls.delete(id);
         resolve(r);
       };
-      this.calls.set(id, done);
+      calls.set(id, done);
       if (!writeLine(conn.socket, { type: 'call', id, channel, payload }, 8 * 1024 * 1024))
         done(err('ETAP', 'the tap is not taking messages'));
     });
   }
 
   async close(): Promise<void> {
-    for (const c of this.taps) c.socket.destroy();
+    for (const c of this.taps) {
+      c.socket.destroy();
+      for (const [, done] of c.calls) done(err('ETAP', 'the app is closing'));
+    }
     this.taps.clear();
-    for (const [, done] of this.calls) done(err('ETAP', 'the app is closing'));
     const server = this.server;
     this.server = null;
     if (!server) return;

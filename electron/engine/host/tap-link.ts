@@ -13,7 +13,7 @@
  * Windows has no such socket here: publishing is not available there (the tap still relays).
  */
 import { randomBytes, timingSafeEqual } from 'node:crypto';
-import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, lstatSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import type { Socket } from 'node:net';
 import { homedir } from 'node:os';
 import path from 'node:path';
@@ -50,21 +50,53 @@ export function tapLinkUnavailable(): string | null {
     : null;
 }
 
-/** The app's side: a fresh token, readable by the user only, in a folder only they can enter. */
-export function writeTapToken(dir = tapLinkDir()): string {
+/** Why `path` is not private to this user (a symlink, someone else's, open to others), or
+ *  null when it is. */
+export function notPrivate(path: string, kind: 'folder' | 'file'): string | null {
+  let st: ReturnType<typeof lstatSync>;
+  try {
+    st = lstatSync(path);
+  } catch (e) {
+    return `${path}: ${(e as Error).message}`;
+  }
+  if (st.isSymbolicLink()) return `${path} is a symbolic link`;
+  if (kind === 'folder' ? !st.isDirectory() : !st.isFile()) return `${path} is not a ${kind}`;
+  const uid = process.getuid?.();
+  if (uid !== undefined && st.uid !== uid) return `${path} belongs to uid ${st.uid}, not ${uid}`;
+  if ((st.mode & 0o077) !== 0)
+    return `${path} is open to others (mode ${(st.mode & 0o777).toString(8)})`;
+  return null;
+}
+
+/** The folder, made if missing, checked to be this user's own (not a link), and set to 0700. */
+export function makePrivateFolder(dir: string): void {
   mkdirSync(dir, { recursive: true, mode: 0o700 });
+  const st = lstatSync(dir);
+  const uid = process.getuid?.();
+  if (st.isSymbolicLink() || !st.isDirectory() || (uid !== undefined && st.uid !== uid))
+    throw new Error(`${dir} is not a folder of this user's`);
   chmodSync(dir, 0o700);
+}
+
+/** The app's side: the folder made (or checked) private, then a fresh token in it, readable
+ *  by the user only (written beside it and renamed: never through a link someone left). */
+export function writeTapToken(dir = tapLinkDir()): string {
+  makePrivateFolder(dir);
   const token = randomBytes(32).toString('hex');
   const file = tapLinkPaths(dir).token;
-  writeFileSync(file, token, { mode: 0o600 });
-  chmodSync(file, 0o600);
+  const temp = `${file}.${process.pid}.${randomBytes(4).toString('hex')}`;
+  writeFileSync(temp, token, { mode: 0o600, flag: 'wx' });
+  renameSync(temp, file);
   return token;
 }
 
-/** The tap's side: the token, or null when no app wrote one (or it cannot be read). */
+/** The tap's side: the token, or null when no app wrote one, or the folder or the file is
+ *  not private to this user (then nothing is sent to whoever listens there). */
 export function readTapToken(dir = tapLinkDir()): string | null {
+  const file = tapLinkPaths(dir).token;
+  if (notPrivate(dir, 'folder') !== null || notPrivate(file, 'file') !== null) return null;
   try {
-    return readFileSync(tapLinkPaths(dir).token, 'utf8').trim() || null;
+    return readFileSync(file, 'utf8').trim() || null;
   } catch {
     return null;
   }
@@ -77,7 +109,11 @@ export function tokensEqual(a: string, b: string): boolean {
 }
 
 /** Reads JSON lines from `socket`; a line past the bound or not JSON ends the connection. */
-export function readLines(socket: Socket, onMessage: (msg: unknown) => void): void {
+export function readLines(
+  socket: Socket,
+  onMessage: (msg: unknown) => void,
+  maxBytes: () => number = () => TAP_LINE_MAX_BYTES,
+): void {
   let pieces: Buffer[] = [];
   let pending = 0;
   socket.on('data', (chunk: Buffer) => {
@@ -86,7 +122,7 @@ export function readLines(socket: Socket, onMessage: (msg: unknown) => void): vo
       const nl = chunk.indexOf(0x0a, from);
       const end = nl === -1 ? chunk.length : nl;
       pending += end - from;
-      if (pending > TAP_LINE_MAX_BYTES) {
+      if (pending > maxBytes()) {
         socket.destroy();
         return;
       }
@@ -96,14 +132,13 @@ export function readLines(socket: Socket, onMessage: (msg: unknown) => void): vo
       pieces = [];
       pending = 0;
       from = nl + 1;
-      let msg: unknown;
       try {
-        msg = JSON.parse(line);
+        onMessage(JSON.parse(line));
       } catch {
+        // Not JSON, or a message its reader refused: the connection ends, nothing else.
         socket.destroy();
         return;
       }
-      onMessage(msg);
       if (socket.destroyed) return;
     }
   });

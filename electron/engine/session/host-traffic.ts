@@ -18,6 +18,8 @@ import type { RequestTable } from './request-table.js';
 /** Incoming frames at least this large are matched to the host's reading of them. */
 export const HOST_READ_MIN_BYTES = 64 * 1024;
 const LARGE_FRAMES_KEPT = 256;
+/** Host requests the table keeps waiting for an answer, at most. */
+const MAX_PENDING = 1000;
 
 /** Where the session hears of a frame kept and of a request changed outside the table's own
  *  hooks (its host read time). */
@@ -79,6 +81,8 @@ export class HostTraffic {
   requestCount = 0;
   cancellations = 0;
   oversizeLines = 0;
+  /** Host requests let go unanswered (over MAX_PENDING). */
+  abandoned = 0;
   /** Large incoming frames by stream offset, to put the host's read time on their request. */
   private readonly large = new Map<number, JsonRpcId>();
   /** Read times the tap reported before the frame itself was routed here (threads race). */
@@ -110,6 +114,7 @@ export class HostTraffic {
         requestBytes: body.length,
         progressToken,
       });
+      this.boundPending();
     } else if (p.kind === 'notification' && p.method === 'notifications/cancelled') {
       const target = p.params?.requestId;
       if (!isId(target)) return;
@@ -117,6 +122,16 @@ export class HostTraffic {
       const reason = typeof p.params?.reason === 'string' ? p.params.reason : 'no reason given';
       this.requests.markCancelled(target, t, `host: ${reason}`);
       this.out.countCancellation(target);
+    }
+  }
+
+  /** No timeout of ours ends a host's request: past MAX_PENDING unanswered (answers the tap
+   *  never saw, a host that gave up), the oldest are let go, failed and counted. */
+  private boundPending(): void {
+    const pending = this.requests.inFlight();
+    for (const r of pending.slice(0, Math.max(0, pending.length - MAX_PENDING))) {
+      this.requests.fail(r.id, { code: -32000, message: 'no answer seen by the tap' });
+      this.abandoned += 1;
     }
   }
 

@@ -59,6 +59,14 @@ export function watchTransportFindings(t: Transport, s: TransportFindingsTarget)
     );
     if (o.policy === 'terminate') s.stop();
   });
+  on('observe-gap', (bytes, at) =>
+    s.findings.raise(
+      'dispatch-overflow',
+      `the tap's observer fell behind: ${bytes} bytes of stdout were relayed to the host but ` +
+        'not observed (the frame they fell in is not shown)',
+      at,
+    ),
+  );
   on('stdout-end', (partial, at) => {
     if (partial === 0) return;
     s.findings.raise(

@@ -10,7 +10,7 @@
  * Owns: the ring, its recorder, the dump timer. Fed by: the session's findings. Listens: whoever
  * is told where a dump went (`onDump`).
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { LiveFinding } from '../../../shared/findings.js';
 import { TRACE_FORMAT } from '../../../shared/trace-format.js';
@@ -90,6 +90,22 @@ function frameCounts(chunks: string[]): {
   return { frames, framesWithText: frames - truncatedFrames, truncatedFrames };
 }
 
+/** Dumps kept in the traces folder, at most (the oldest go): every tap of every host writes
+ *  them, and a server with a banner raises an error finding at each start. */
+const DUMPS_KEPT = 50;
+
+function pruneDumps(dir: string): void {
+  try {
+    const dumps = readdirSync(dir)
+      .filter((f) => f.startsWith('flight-') && f.endsWith('.jsonl'))
+      .map((f) => ({ f, at: statSync(path.join(dir, f)).mtimeMs }))
+      .sort((a, b) => b.at - a.at);
+    for (const { f } of dumps.slice(DUMPS_KEPT)) rmSync(path.join(dir, f), { force: true });
+  } catch {
+    // another tap pruned at the same time: nothing to do
+  }
+}
+
 export interface FlightRecorderOptions {
   /** The folder dumps go to (the traces folder). */
   dir: string;
@@ -164,6 +180,7 @@ export class FlightRecorder {
       return null;
     }
     this.dumps += 1;
+    pruneDumps(this.options.dir);
     this.options.onDump({ path: file, reason });
     return file;
   }
@@ -188,11 +205,13 @@ export class FlightRecorder {
       startError: null,
       recording: { bytes: this.ring.bytes, droppedEvents: 0, ...frameCounts(chunks) },
     };
+    // A session that stopped has its recorder's own `end` in the ring already.
+    const tail = this.session.state === 'stopped' ? [] : [metrics, end];
     return [
-      `${JSON.stringify(header)}\n`,
+      JSON.stringify(header),
+      '\n',
       ...chunks,
-      `${JSON.stringify(metrics)}\n`,
-      `${JSON.stringify(end)}\n`,
+      ...tail.map((e) => `${JSON.stringify(e)}\n`),
     ].join('');
   }
 

@@ -61,6 +61,7 @@ export interface TransportEvents {
   counters: [counters: WorkerCounters];
   overload: [info: Extract<FromWorker, { type: 'overload' }>];
   'stdout-end': [partialBytes: number, t: number];
+  'observe-gap': [bytes: number, t: number];
   exit: [exit: ExitInfo];
   stopped: [result: StopResult];
   fatal: [message: string];
@@ -241,6 +242,9 @@ export class Transport extends EventEmitter<TransportEvents> {
       case 'stdout-end':
         this.stdoutEnded = true;
         this.emit('stdout-end', msg.partialBytes, msg.t);
+        break;
+      case 'observe-gap':
+        this.emit('observe-gap', msg.bytes, msg.t);
         break;
       case 'exit':
         this.exitSeen = true;

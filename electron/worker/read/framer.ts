@@ -55,6 +55,8 @@ export interface FramerOptions {
 
 export interface Framer {
   push(chunk: Buffer): void;
+  /** `bytes` of the stream that will never be pushed (see LineSink.gap). */
+  gap?(bytes: number): void;
   /** The stream ended: returns the bytes of an unterminated last line (never delivered). */
   end(): number;
   readonly stats: Readonly<FramerStats>;
@@ -78,6 +80,9 @@ export interface LineSink {
    *  the last byte of the last piece or, when that piece is empty, of the last partial. */
   lineEnd(chunk: Buffer, end: number, length: number, offset: number): void;
   oversize?(info: OversizeInfo): void;
+  /** Bytes of the stream never seen (a tap's observer fell behind): the line in progress is
+   *  dropped, and what follows up to the next newline is skipped. */
+  gap?(offset: number, bytes: number): void;
   /**
    * Optional: the whole lines of a chunk in one run, chunk[start, end) (each ending in \n, `end`
    * just after the last), starting at stream offset `offset`, instead of one `line` call each.
@@ -122,6 +127,8 @@ export function createLineSplitter(maxFrameBytes: number, sink: LineSink): LineS
   };
   let lineStart = 0; // stream offset of the current line
   let discarding = false;
+  /** The discard was started by a gap, not by the limit (no oversize frame is counted). */
+  let gapping = false;
   let ended = false;
   let lastPendingByte = -1; // last byte given to `partial` (for a \r before an empty tail)
 
@@ -199,8 +206,9 @@ export function createLineSplitter(maxFrameBytes: number, sink: LineSink): LineS
       stats.pendingBytes += nl - pos;
       const total = stats.pendingBytes;
       if (discarding) {
-        oversize('end', total);
+        if (!gapping) oversize('end', total);
         discarding = false;
+        gapping = false;
       } else if (total > pendingLimit) {
         stats.oversizeFrames += 1;
         oversize('start', total);
@@ -224,7 +232,7 @@ export function createLineSplitter(maxFrameBytes: number, sink: LineSink): LineS
     if (ended) return stats.partialBytesAtEof;
     ended = true;
     const partial = stats.pendingBytes;
-    if (discarding) oversize('end', partial, true);
+    if (discarding && !gapping) oversize('end', partial, true);
     stats.partialBytesAtEof = partial;
     stats.pendingBytes = 0;
     discarding = false;
@@ -236,7 +244,17 @@ export function createLineSplitter(maxFrameBytes: number, sink: LineSink): LineS
     pendingLimit = n + 1;
   }
 
-  return { push, end, stats, setMaxFrameBytes };
+  function gap(bytes: number): void {
+    if (ended || bytes <= 0) return;
+    stats.bytesIn += bytes;
+    stats.pendingBytes += bytes;
+    if (discarding) return;
+    discarding = true;
+    gapping = true;
+    sink.gap?.(lineStart, stats.pendingBytes);
+  }
+
+  return { push, gap, end, stats, setMaxFrameBytes };
 }
 
 /** The framer of the engine contract: each line as one buffer (a line that spans chunks is

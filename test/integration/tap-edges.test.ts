@@ -1,0 +1,207 @@
+/**
+ * The tap at the edges a review found, on real processes (this test is the host): a server
+ * that logs more than the tee's bound, signals a Node process cannot die of, a host that closes
+ * the tap's stderr, stderr still arriving at the exit, a child that keeps stdout open, a tap
+ * killed outright, a server that closes its stdin, and a listener at the socket that asks the
+ * tap to start a process.
+ */
+import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { createServer, type Socket } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { ProbeReport } from '../../shared/probe-report.js';
+import { CLI, runCli, waitFor } from './helpers.js';
+
+const running = new Set<ChildProcessWithoutNullStreams>();
+afterEach(() => {
+  for (const c of running) c.kill('SIGKILL');
+  running.clear();
+});
+
+function tap(argv: string[], dir: string): ChildProcessWithoutNullStreams {
+  const child = spawn(process.execPath, [CLI, 'tap', ...argv], {
+    env: { ...process.env, PIPESCOPE_TAP_DIR: dir, PIPESCOPE_TRACE_DIR: dir },
+  });
+  running.add(child);
+  return child;
+}
+
+const closed = (c: ChildProcessWithoutNullStreams): Promise<[number | null, string | null]> =>
+  new Promise((r) => c.on('close', (code, signal) => r([code, signal])));
+
+function collect(stream: NodeJS.ReadableStream): () => string {
+  let text = '';
+  stream.on('data', (d: Buffer) => {
+    text = (text + d.toString('latin1')).slice(-256 * 1024);
+  });
+  return () => text;
+}
+
+const alive = (pid: number): boolean => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+const tmp = (): string => mkdtempSync(path.join(tmpdir(), 'tap-edges-'));
+
+describe('tap: edges', () => {
+  it('a server that logs 70 MiB to stderr is still observed (stderr copies are acknowledged)', async () => {
+    const dir = tmp();
+    const trace = path.join(dir, 'noisy.jsonl');
+    const server = [
+      'const big = Buffer.alloc(1 << 20, 120); let n = 0;',
+      "const more = () => { while (n < 70) { n++; if (!process.stderr.write(big)) return process.stderr.once('drain', more); }",
+      "process.stdin.on('data', (d) => { for (const l of d.toString().split('\\n')) if (l) process.stdout.write(JSON.stringify({ jsonrpc: '2.0', id: JSON.parse(l).id, result: {} }) + '\\n'); }); };",
+      'more();',
+    ].join('\n');
+    const c = tap(['--no-publish', '--trace', trace, '--', process.execPath, '-e', server], dir);
+    c.stderr.resume();
+    const out = collect(c.stdout);
+    await new Promise((r) => setTimeout(r, 300));
+    c.stdin.write('{"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}\n');
+    await waitFor(() => out().includes('"id":1'), 30_000, 'the answer after 70 MiB of stderr');
+    c.stdin.end();
+    expect((await closed(c))[0]).toBe(0);
+    const report = JSON.parse((await runCli(['report', '--json', trace])).stdout) as ProbeReport;
+    // What came before the observer was up waited for it, up to the tee's 64 MiB: the rest of
+    // stderr was relayed, not observed (said in stderr); stdout was observed all the same.
+    expect(report.metrics.stderrBytes).toBeGreaterThan(60 * 1024 * 1024);
+    expect(report.metrics.frames).toBe(1);
+    expect(report.requests.find((q) => q.id === 1)?.status).toBe('completed');
+  }, 60_000);
+
+  it('a server ended by SIGPIPE or SIGUSR1: the shell code, and never an inspector', async () => {
+    for (const [sig, code] of [
+      ['PIPE', 141],
+      ['USR1', 138],
+    ] as const) {
+      const c = tap(['--no-publish', '--', 'sh', '-c', `kill -${sig} $$`], tmp());
+      const err = collect(c.stderr);
+      c.stdin.end();
+      expect((await closed(c))[0]).toBe(code);
+      expect(err()).not.toContain('Debugger');
+    }
+  }, 30_000);
+
+  it('SIGUSR1 sent to the tap goes to the server; the tap opens no inspector', async () => {
+    const c = tap(['--no-publish', '--', 'sleep', '30'], tmp());
+    const err = collect(c.stderr);
+    await new Promise((r) => setTimeout(r, 700));
+    c.kill('SIGUSR1');
+    const [code] = await closed(c);
+    expect(code).toBe(138); // sleep died of SIGUSR1, and the tap says so as the shell would
+    expect(err()).not.toContain('Debugger');
+  }, 30_000);
+
+  it('a host that closed the tap’s stderr: the server does not block on its own stderr', async () => {
+    const c = tap(
+      ['--no-publish', '--', 'sh', '-c', 'head -c 1000000 /dev/zero >&2; echo "{}"'],
+      tmp(),
+    );
+    c.stderr.destroy();
+    const out = collect(c.stdout);
+    c.stdin.end();
+    const [code] = await closed(c);
+    expect(code).toBe(0);
+    expect(out()).toBe('{}\n');
+  }, 30_000);
+
+  it("everything on the server's stderr reaches the host before the tap exits", async () => {
+    const script = 'head -c 300000 /dev/zero | tr "\\0" a >&2; echo LAST-LINE >&2';
+    const c = tap(['--no-publish', '--', 'sh', '-c', script], tmp());
+    c.stderr.pause(); // a host that reads its server's log late
+    c.stdin.end();
+    await new Promise((r) => setTimeout(r, 1000));
+    let err = '';
+    c.stderr.on('data', (d: Buffer) => {
+      err += d.toString('latin1');
+    });
+    c.stderr.resume();
+    await closed(c);
+    expect(err.length).toBe(300_010);
+    expect(err.endsWith('LAST-LINE\n')).toBe(true);
+  }, 30_000);
+
+  it('a child left holding stdout delays the exit the host sees by a bounded time only', async () => {
+    const c = tap(['--no-publish', '--', 'sh', '-c', 'sleep 5 & echo hi'], tmp());
+    const out = collect(c.stdout);
+    c.stdin.end();
+    const t0 = Date.now();
+    expect((await closed(c))[0]).toBe(0);
+    expect(Date.now() - t0).toBeLessThan(4000);
+    expect(out()).toBe('hi\n');
+  }, 30_000);
+
+  it('a tap killed outright (SIGKILL) takes its server with it, as the host’s SIGKILL would', async () => {
+    const c = tap(['--no-publish', '--', 'sh', '-c', 'trap "" TERM; exec sleep 30'], tmp());
+    const children = (): number[] => {
+      try {
+        const task = `/proc/${c.pid}/task`;
+        return readdirSync(task).flatMap((t) =>
+          readFileSync(`${task}/${t}/children`, 'utf8').split(' ').filter(Boolean).map(Number),
+        );
+      } catch {
+        return [];
+      }
+    };
+    const server = await waitFor(() => children()[0], 10_000, "the tap's server");
+    c.kill('SIGKILL');
+    await closed(c);
+    await waitFor(() => !alive(server), 5000, 'the server gone');
+  }, 30_000);
+
+  it('a server that closed its stdin: the host’s next write fails, as without the tap', async () => {
+    const c = tap(['--no-publish', '--', 'sh', '-c', 'exec 0<&-; sleep 2; echo done'], tmp());
+    await new Promise((r) => setTimeout(r, 800));
+    const failed = new Promise<string>((r) =>
+      c.stdin.once('error', (e) => r((e as NodeJS.ErrnoException).code ?? '')),
+    );
+    c.stdin.write('{"jsonrpc":"2.0","id":1,"method":"ping"}\n');
+    setTimeout(() => c.stdin.write('again\n'), 200);
+    expect(await failed).toBe('EPIPE');
+    expect((await closed(c))[0]).toBe(0);
+  }, 30_000);
+
+  it('a listener at the socket cannot make the tap start anything', async () => {
+    const dir = tmp();
+    writeFileSync(path.join(dir, 'taps.token'), 'a'.repeat(64), { mode: 0o600 });
+    const results: unknown[] = [];
+    const conns: Socket[] = [];
+    const fake = createServer((s) => {
+      conns.push(s);
+      let buf = '';
+      s.on('data', (d) => {
+        buf += d.toString();
+        for (let nl = buf.indexOf('\n'); nl !== -1; nl = buf.indexOf('\n')) {
+          const msg = JSON.parse(buf.slice(0, nl));
+          buf = buf.slice(nl + 1);
+          if (msg.type === 'result') results.push(msg.result);
+        }
+      });
+    });
+    await new Promise<void>((r) => fake.listen(path.join(dir, 'taps.sock'), () => r()));
+    const marker = path.join(dir, 'pwned');
+    const c = tap(['--', 'sleep', '30'], dir);
+    const conn = await waitFor(() => conns[0], 10_000, 'the tap connecting');
+    const start = { server: { command: 'sh', args: ['-c', `touch ${marker}`] } };
+    for (const [channel, payload] of [
+      ['session:start', { ...start, sessionId: 'not-yours' }],
+      ['session:start', start],
+      ['config:discover', {}],
+    ] as const) {
+      conn.write(`${JSON.stringify({ type: 'call', id: 1, channel, payload })}\n`);
+    }
+    await waitFor(() => results.length === 3, 5000, 'three answers');
+    expect(results.every((r) => (r as { ok: boolean }).ok === false)).toBe(true);
+    expect(readdirSync(dir)).not.toContain('pwned');
+    c.kill('SIGTERM');
+    await closed(c);
+    fake.close();
+  }, 30_000);
+});
