@@ -20,6 +20,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { INITIALIZED, initializeLine, line } from '../fixtures/host-messages.js';
 import { descendants, stillRunning } from '../fixtures/processes.js';
 import { setupApp } from './app.js';
 import { chromiumAvailable } from './harness.js';
@@ -34,18 +35,7 @@ const traceDir = path.join(tmp, 'traces');
 process.env.PIPESCOPE_TAP_DIR = tapDir;
 process.env.PIPESCOPE_TRACE_DIR = traceDir;
 
-const line = (msg: object): string => `${JSON.stringify(msg)}\n`;
-const INITIALIZE = line({
-  jsonrpc: '2.0',
-  id: 1,
-  method: 'initialize',
-  params: {
-    protocolVersion: '2025-11-25',
-    capabilities: {},
-    clientInfo: { name: 'e2e-host', version: '1' },
-  },
-});
-const INITIALIZED = line({ jsonrpc: '2.0', method: 'notifications/initialized' });
+const INITIALIZE = initializeLine('e2e-host');
 /**
  * The host's long call. The tool's arguments are `steps` and `delayMs` (`delay-ms` is the
  * demo's knob, which the tool would ignore as an argument); 600 × 50 ms = 30 s, longer than the

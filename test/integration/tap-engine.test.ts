@@ -16,20 +16,11 @@ import { SessionManager } from '../../electron/engine/host/session-manager.js';
 import type { HostEvent } from '../../shared/host-api.js';
 import type { ProbeReport } from '../../shared/probe-report.js';
 import type { SessionInfo } from '../../shared/session-info.js';
+import { INITIALIZED, initializeLine, line } from '../fixtures/host-messages.js';
 import { CLI, runCli, waitFor } from './helpers.js';
 
-const line = (msg: object): string => `${JSON.stringify(msg)}\n`;
-const initialize = line({
-  jsonrpc: '2.0',
-  id: 1,
-  method: 'initialize',
-  params: {
-    protocolVersion: '2025-11-25',
-    capabilities: {},
-    clientInfo: { name: 'test-host', version: '1' },
-  },
-});
-const initialized = line({ jsonrpc: '2.0', method: 'notifications/initialized' });
+const initialize = initializeLine('test-host');
+const initialized = INITIALIZED;
 
 interface Tapped {
   child: ChildProcessWithoutNullStreams;

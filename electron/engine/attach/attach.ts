@@ -10,6 +10,7 @@
  * platform's ProcessSource and the attach reads (proc.ts); both can be given (tests).
  */
 import type { Finding } from '../../../shared/findings.js';
+import { emptyLiveMetrics, toReportMetrics } from '../../../shared/metrics.js';
 import { describeActivity, type ProcessSnapshot, type StdioEnd } from '../../../shared/process.js';
 import { type Budgets, DEFAULT_BUDGETS } from '../../../shared/session-options.js';
 import { processSource } from '../process/platform.js';
@@ -104,22 +105,7 @@ async function watch(
 }
 
 function zeroMetrics(stdoutBytes: number, exits: number): AttachReport['metrics'] {
-  return {
-    stdoutBytes,
-    stderrBytes: 0,
-    frames: 0,
-    largestFrameBytes: 0,
-    parseErrors: 0,
-    oversizeFrames: 0,
-    partialBytesAtEof: 0,
-    dispatcherWaitMs: 0,
-    dispatcherMaxDepth: 0,
-    stdinBytes: 0,
-    stdinWaitMs: 0,
-    cancellationsSent: 0,
-    lateResponses: 0,
-    processExits: exits,
-  };
+  return { ...toReportMetrics(emptyLiveMetrics()), stdoutBytes, processExits: exits };
 }
 
 /** The unread bytes of each socket at the window's end (`ss` read again). */
