@@ -9,6 +9,7 @@ import { parseHostLine } from '../engine/session/host-traffic.js';
 import { unbatch } from '../wire/tap-protocol.js';
 import { HostLines } from './host-lines.js';
 import { type HostRead, HostReadMeter } from './host-read-meter.js';
+import { Injector } from './injector.js';
 import { parseTapArgs } from './main.js';
 import { Tee } from './tee.js';
 
@@ -158,6 +159,46 @@ describe('Tee', () => {
     // (the gap message that went before 'de' found no room either)
     expect(tee.lostMessages).toBe(10_000 - 8192 + 1);
     expect(tee.droppedBytes).toBe(5);
+  });
+});
+
+describe('Injector', () => {
+  it("puts Pipescope's lines between two of the host's, never inside one", () => {
+    const written: string[] = [];
+    const done: unknown[] = [];
+    const inj = new Injector(
+      (data, cb) => {
+        written.push(Buffer.from(data).toString());
+        cb?.(null);
+      },
+      () => null,
+      (seq, _ms, error) => done.push([seq, error]),
+      () => 0,
+    );
+    inj.host(Buffer.from('{"id":1,"meth'));
+    inj.line(7, Buffer.from('{"cancel":1}\n'));
+    expect(written.join('')).toBe('{"id":1,"meth'); // waits: the host is inside a line
+    inj.host(Buffer.from('od":"x"}\n{"id":2'));
+    inj.host(Buffer.from('}\n'));
+    expect(written.join('')).toBe('{"id":1,"method":"x"}\n{"cancel":1}\n{"id":2}\n');
+    expect(done).toEqual([[7, undefined]]);
+    inj.line(8, Buffer.from('{"cancel":2}\n')); // at a line's end: at once
+    expect(written.at(-1)).toBe('{"cancel":2}\n');
+  });
+
+  it('a line still waiting when the server goes is failed, once', () => {
+    const done: unknown[] = [];
+    const inj = new Injector(
+      () => {},
+      () => null,
+      (seq, _ms, e) => done.push([seq, e]),
+      () => 0,
+    );
+    inj.host(Buffer.from('{"partial'));
+    inj.line(3, Buffer.from('x\n'));
+    inj.fail('the server is gone');
+    inj.fail('again');
+    expect(done).toEqual([[3, 'the server is gone']]);
   });
 });
 

@@ -25,6 +25,7 @@ import {
   type ToRelay,
 } from '../wire/tap-protocol.js';
 import { HostReadMeter } from './host-read-meter.js';
+import { Injector } from './injector.js';
 import { closeHostStdin, underDeathSignal } from './spawn-server.js';
 import { Tee } from './tee.js';
 
@@ -77,9 +78,8 @@ export class Relay {
     waitMs: 0,
     closed: false,
   };
-  /** Whether the host's last byte to the server ended a line (injections wait for one). */
-  private atLineEnd = true;
-  private readonly injects: { seq: number; data: Uint8Array }[] = [];
+  /** Pipescope's own lines, between two of the host's. */
+  private readonly injector: Injector;
   private exit: ExitInfo | null = null;
   private spawnError: RelayEnd['spawnError'] = null;
   private stdoutEnded = false;
@@ -115,6 +115,16 @@ export class Relay {
       windowsHide: true,
       shell: process.platform === 'win32',
     });
+    this.injector = new Injector(
+      (data, done) => this.toServer(data, done),
+      () => (this.stdinState.closed || this.exit ? 'server closed stdin' : null),
+      (seq, waitedMs, error) =>
+        this.stdoutTee.post(
+          { type: 'inject-done', seq, waitedMs, ...(error !== undefined && { error }) },
+          true,
+        ),
+      now,
+    );
     this.timer = setInterval(() => this.sendState(), STATE_EVERY_MS);
     this.timer.unref();
     this.wire();
@@ -256,25 +266,8 @@ export class Relay {
 
   private fromHost(chunk: Buffer): void {
     const t = this.now();
-    if (!this.stdinState.closed) this.hostToServer(chunk);
+    if (!this.stdinState.closed) this.injector.host(chunk);
     this.stdinTee.chunk(chunk, (data) => ({ type: 'stdin', data, t }) satisfies RelayToObserver);
-  }
-
-  private hostToServer(chunk: Buffer): void {
-    if (this.injects.length > 0 && !this.atLineEnd) {
-      // Pipescope's lines go in after the host's next newline, never inside a line.
-      const nl = chunk.lastIndexOf(0x0a);
-      if (nl !== -1) {
-        this.toServer(chunk.subarray(0, nl + 1));
-        this.atLineEnd = true;
-        this.flushInjects();
-        if (nl + 1 < chunk.length) this.toServer(chunk.subarray(nl + 1));
-        this.atLineEnd = chunk[chunk.length - 1] === 0x0a;
-        return;
-      }
-    }
-    this.toServer(chunk);
-    this.atLineEnd = chunk[chunk.length - 1] === 0x0a;
   }
 
   private toServer(data: Uint8Array, done?: (e?: Error | null) => void): void {
@@ -300,39 +293,11 @@ export class Relay {
   }
 
   /** One of Pipescope's own lines (a cancellation), from the transport worker. */
+  /** An acknowledgement, or one of Pipescope's own lines, from the transport worker. */
   onWorkerMessage(msg: ToRelay): void {
-    if (msg.type === 'ack') {
-      this.stdoutTee.ack(msg.bytes);
-      return;
-    }
-    this.injects.push({ seq: msg.seq, data: msg.data });
-    if (this.atLineEnd) this.flushInjects();
-  }
-
-  private flushInjects(): void {
-    for (const { seq, data } of this.injects.splice(0)) {
-      const at = this.now();
-      if (this.stdinState.closed || this.exit) {
-        this.stdoutTee.post({
-          type: 'inject-done',
-          seq,
-          waitedMs: 0,
-          error: 'server closed stdin',
-        });
-        continue;
-      }
-      this.toServer(data, (e) =>
-        this.stdoutTee.post(
-          {
-            type: 'inject-done',
-            seq,
-            waitedMs: this.now() - at,
-            ...(e && { error: e.message }),
-          } satisfies FromRelay,
-          true,
-        ),
-      );
-    }
+    if (msg.type === 'ack')
+      (msg.stream === 'stderr' ? this.stderrTee : this.stdoutTee).ack(msg.bytes);
+    else this.injector.line(msg.seq, msg.data);
   }
 
   // ---- state and the end ----
@@ -392,6 +357,8 @@ export class Relay {
     this.finished = true;
     clearInterval(this.timer);
     this.sendState();
+    // Lines of Pipescope's still waiting for the end of a host line that never came.
+    this.injector.fail('the server is gone');
     this.stdoutTee.flush();
     this.stderrTee.flush();
     this.stdinTee.flush();

@@ -58,7 +58,9 @@ export type FromRelay =
 export type ToRelay =
   /** One line of Pipescope's own (a cancellation) for the server's stdin, written between two
    *  of the host's lines, never inside one. */
-  { type: 'inject'; seq: number; data: Uint8Array } | { type: 'ack'; bytes: number };
+  | { type: 'inject'; seq: number; data: Uint8Array }
+  /** The worker took `bytes` of copies (of stderr's tee when said, else stdout's). */
+  | { type: 'ack'; bytes: number; stream?: 'stderr' };
 
 /** Relay → the observer thread (host → server bytes, and what the tap must be told). */
 export type RelayToObserver =

@@ -75,7 +75,7 @@ export class TapSource {
         break;
       case 'stderr':
         this.on.stderr(Buffer.from(msg.data));
-        this.send({ type: 'ack', bytes: msg.data.byteLength });
+        this.send({ type: 'ack', bytes: msg.data.byteLength, stream: 'stderr' });
         break;
       case 'stderr-gap':
         this.on.stderr(
