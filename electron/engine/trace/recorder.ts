@@ -38,8 +38,7 @@ import {
 } from './process-event.js';
 import { Redactor } from './redact.js';
 
-/** Where a recorder's lines go: the trace file, or a flight recorder's ring (flight-recorder.ts).
- *  Each `write` is whole lines; the first is the header alone. */
+/** Where the lines go: the file, or a flight recorder's ring; whole lines, the header first. */
 export interface TraceSink {
   write(chunk: string): void;
   /** Bytes written and not yet taken (a slow disk): past a bound, lines are dropped. */
