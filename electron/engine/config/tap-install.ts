@@ -60,6 +60,30 @@ export function defaultTapLauncher(): TapLauncher {
   return { node: process.execPath, bin: builtPaths.cliBin() };
 }
 
+/** A result's fields before anything is written (backup, restart: none yet). */
+function unchanged(
+  config: string,
+  plan: {
+    format: TapInstallResult['format'];
+    host: TapInstallResult['host'];
+    changed: boolean;
+    changes: TapInstallResult['servers'];
+  },
+  manifest: unknown[] | null,
+  manifestPath: string,
+) {
+  return {
+    config,
+    format: plan.format,
+    host: plan.host,
+    changed: plan.changed,
+    servers: plan.changes,
+    backup: null as string | null,
+    manifest: manifest === null ? null : manifestPath,
+    restart: null as string | null,
+  };
+}
+
 export function manifestPathOf(config: string): string {
   return `${config}.pipescope-tap.json`;
 }
@@ -83,14 +107,7 @@ export async function tapInstall(opts: TapInstallOptions): Promise<TapInstallRes
   });
   const result: TapInstallResult = {
     action: 'install',
-    config: file.path,
-    format: plan.format,
-    host: plan.host,
-    changed: plan.changed,
-    servers: plan.changes,
-    backup: null,
-    manifest: manifest === null ? null : manifestPath,
-    restart: null,
+    ...unchanged(file.path, plan, manifest, manifestPath),
   };
   if (opts.dryRun) return { ...result, dryRun: true };
   if (!plan.changed) return result;
@@ -116,14 +133,7 @@ export async function tapUninstall(opts: TapFileOptions): Promise<TapUninstallRe
   });
   const result: TapUninstallResult = {
     action: 'uninstall',
-    config: file.path,
-    format: plan.format,
-    host: plan.host,
-    changed: plan.changed,
-    servers: plan.changes,
-    backup: null,
-    manifest: manifest === null ? null : manifestPath,
-    restart: null,
+    ...unchanged(file.path, plan, manifest, manifestPath),
   };
   if (opts.dryRun) return { ...result, dryRun: true };
   if (plan.changed) {

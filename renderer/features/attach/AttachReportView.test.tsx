@@ -3,6 +3,7 @@
 import { renderToStaticMarkup } from 'react-dom/server';
 import { describe, expect, it } from 'vitest';
 import type { AttachReport, Candidate } from '../../../shared/attach.js';
+import { emptyLiveMetrics, toReportMetrics } from '../../../shared/metrics.js';
 import { AttachReportView } from './AttachReportView.js';
 import { CandidateTable } from './CandidateTable.js';
 
@@ -11,22 +12,7 @@ const HOST = { pid: 200, command: '/usr/bin/node /opt/host.js' };
 function report(over: Partial<AttachReport> = {}): AttachReport {
   return {
     server: { command: 'node', args: ['/srv/server.js'], pid: 300, exit: null },
-    metrics: {
-      stdoutBytes: 0,
-      stderrBytes: 0,
-      frames: 0,
-      largestFrameBytes: 0,
-      parseErrors: 0,
-      oversizeFrames: 0,
-      partialBytesAtEof: 0,
-      dispatcherWaitMs: 0,
-      dispatcherMaxDepth: 0,
-      stdinBytes: 0,
-      stdinWaitMs: 0,
-      cancellationsSent: 0,
-      lateResponses: 0,
-      processExits: 0,
-    },
+    metrics: toReportMetrics(emptyLiveMetrics()),
     requests: [],
     recovery: null,
     findings: [
