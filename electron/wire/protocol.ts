@@ -129,6 +129,9 @@ export type FromWorker =
       bytes: number;
       atEof: boolean;
       t: number;
+      /** The line's first and (at `end`) last bytes, ≤ 4 KiB each: whose answer it was. */
+      head?: Uint8Array;
+      tail?: Uint8Array;
     }
   | { type: 'stderr'; data: Uint8Array; t: number }
   | { type: 'counters'; counters: WorkerCounters }

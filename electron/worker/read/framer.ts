@@ -15,6 +15,8 @@
 
 const LF = 0x0a;
 const CR = 0x0d;
+/** Bytes kept of each end of a line while it is discarded over the limit (for its id). */
+export const EDGE_BYTES = 4096;
 
 export interface OversizeInfo {
   /** `start`: the limit was just exceeded (bytes discarded from here on);
@@ -26,6 +28,10 @@ export interface OversizeInfo {
   bytes: number;
   limit: number;
   atEof: boolean;
+  /** Copies of the line's first and (at `end`) last bytes, at most EDGE_BYTES each: enough
+   *  to read its id (SDKs write `"id"` first or last), never the line. Absent after a gap. */
+  head?: Uint8Array;
+  tail?: Uint8Array;
 }
 
 export interface FramerStats {
@@ -112,6 +118,54 @@ export interface RegionTally {
 
 export type LineSplitter = Framer;
 
+const EMPTY = Buffer.alloc(0);
+
+/**
+ * The first and last EDGE_BYTES of the line being received, copied as it arrives (at most
+ * EDGE_BYTES per chunk of a line that spans chunks; nothing for a line whole in one chunk
+ * until it is found over the limit), so a line discarded over the limit still says whose
+ * answer it was. Two fixed buffers, reused for every line.
+ */
+class Edges {
+  private readonly head = Buffer.allocUnsafeSlow(EDGE_BYTES);
+  private headLen = 0;
+  private readonly tail = Buffer.allocUnsafeSlow(EDGE_BYTES);
+  private tailLen = 0;
+
+  /** chunk[from, to) is the line's next run of bytes. */
+  add(chunk: Buffer, from: number, to: number): void {
+    const n = to - from;
+    if (n <= 0) return;
+    if (this.headLen < EDGE_BYTES) {
+      const take = Math.min(n, EDGE_BYTES - this.headLen);
+      chunk.copy(this.head, this.headLen, from, from + take);
+      this.headLen += take;
+    }
+    if (n >= EDGE_BYTES) {
+      chunk.copy(this.tail, 0, to - EDGE_BYTES, to);
+      this.tailLen = EDGE_BYTES;
+      return;
+    }
+    const keep = Math.min(this.tailLen, EDGE_BYTES - n);
+    if (keep < this.tailLen) this.tail.copy(this.tail, 0, this.tailLen - keep, this.tailLen);
+    chunk.copy(this.tail, keep, from, to);
+    this.tailLen = keep + n;
+  }
+
+  headCopy(): Uint8Array {
+    return new Uint8Array(this.head.subarray(0, this.headLen));
+  }
+
+  tailCopy(): Uint8Array {
+    return new Uint8Array(this.tail.subarray(0, this.tailLen));
+  }
+
+  reset(): void {
+    this.headLen = 0;
+    this.tailLen = 0;
+  }
+}
+
 /** The framer's core: splits chunks into lines by bytes and reports them to `sink`. */
 export function createLineSplitter(maxFrameBytes: number, sink: LineSink): LineSplitter {
   // A line may carry one \r before its \n: allow it while the line is still pending.
@@ -131,16 +185,24 @@ export function createLineSplitter(maxFrameBytes: number, sink: LineSink): LineS
   let gapping = false;
   let ended = false;
   let lastPendingByte = -1; // last byte given to `partial` (for a \r before an empty tail)
+  const edges = new Edges();
+  /** The chunk being pushed and its stream offset (for a region's line over the limit). */
+  let current: Buffer = EMPTY;
+  let currentOffset = 0;
 
   function oversize(phase: 'start' | 'end', bytes: number, atEof = false): void {
-    sink.oversize?.({ phase, offset: lineStart, bytes, limit: maxFrameBytes, atEof });
+    const info: OversizeInfo = { phase, offset: lineStart, bytes, limit: maxFrameBytes, atEof };
+    info.head = edges.headCopy();
+    if (phase === 'end') info.tail = edges.tailCopy();
+    sink.oversize?.(info);
   }
 
   /** Counts a line of `len` bytes (\r stripped); false if it is over the limit after all. */
-  function accept(len: number): boolean {
+  function accept(len: number, chunk: Buffer, from: number, to: number): boolean {
     if (len > maxFrameBytes) {
       // Only reachable when the last pending byte was not \r after all.
       stats.oversizeFrames += 1;
+      edges.add(chunk, from, to);
       oversize('start', len);
       oversize('end', len);
       return false;
@@ -161,9 +223,13 @@ export function createLineSplitter(maxFrameBytes: number, sink: LineSink): LineS
     },
     over(offset, bytes) {
       stats.oversizeFrames += 1;
-      const info = { offset, bytes, limit: maxFrameBytes, atEof: false };
+      const at = offset - currentOffset;
+      edges.reset();
+      edges.add(current, at, at + bytes);
+      const info = { offset, bytes, limit: maxFrameBytes, atEof: false, head: edges.headCopy() };
       sink.oversize?.({ phase: 'start', ...info });
-      sink.oversize?.({ phase: 'end', ...info });
+      sink.oversize?.({ phase: 'end', ...info, tail: edges.tailCopy() });
+      edges.reset();
     },
   };
 
@@ -173,6 +239,8 @@ export function createLineSplitter(maxFrameBytes: number, sink: LineSink): LineS
     if (n === 0) return;
     const chunkOffset = stats.bytesIn;
     stats.bytesIn += n;
+    current = chunk;
+    currentOffset = chunkOffset;
     let pos = 0;
     while (pos < n) {
       if (sink.region && stats.pendingBytes === 0 && !discarding) {
@@ -190,6 +258,7 @@ export function createLineSplitter(maxFrameBytes: number, sink: LineSink): LineS
       if (nl === -1) {
         // The rest of the chunk belongs to a line still being written.
         stats.pendingBytes += n - pos;
+        if (!gapping) edges.add(chunk, pos, n);
         if (!discarding) {
           if (stats.pendingBytes > pendingLimit) {
             discarding = true;
@@ -206,26 +275,32 @@ export function createLineSplitter(maxFrameBytes: number, sink: LineSink): LineS
       stats.pendingBytes += nl - pos;
       const total = stats.pendingBytes;
       if (discarding) {
-        if (!gapping) oversize('end', total);
+        if (!gapping) {
+          edges.add(chunk, pos, nl);
+          oversize('end', total);
+        }
         discarding = false;
         gapping = false;
       } else if (total > pendingLimit) {
         stats.oversizeFrames += 1;
+        edges.add(chunk, pos, nl);
         oversize('start', total);
         oversize('end', total);
       } else if (pending === 0) {
         const end = nl > pos && chunk[nl - 1] === CR ? nl - 1 : nl;
-        if (accept(end - pos)) sink.line(chunk, pos, end, lineStart);
+        if (accept(end - pos, chunk, pos, end)) sink.line(chunk, pos, end, lineStart);
       } else {
         const lastByte = nl > 0 ? chunk[nl - 1] : lastPendingByte;
         const len = lastByte === CR ? total - 1 : total;
-        if (accept(len)) sink.lineEnd(chunk, nl, len, lineStart);
+        if (accept(len, chunk, pos, nl)) sink.lineEnd(chunk, nl, len, lineStart);
       }
       stats.lineBytes += total + 1;
       stats.pendingBytes = 0;
+      edges.reset();
       pos = nl + 1;
       lineStart = chunkOffset + pos;
     }
+    current = EMPTY;
   }
 
   function end(): number {
@@ -248,6 +323,7 @@ export function createLineSplitter(maxFrameBytes: number, sink: LineSink): LineS
     if (ended || bytes <= 0) return;
     stats.bytesIn += bytes;
     stats.pendingBytes += bytes;
+    edges.reset();
     if (discarding) return;
     discarding = true;
     gapping = true;
