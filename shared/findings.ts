@@ -23,6 +23,7 @@ export const FINDING_LEVELS = {
   'subprocess-blocked': 'error',
   'host-not-reading': 'error',
   'server-busy': 'warn',
+  'result-over-budget': 'warn',
   // Added codes (info/warn only, as the contract allows).
   'dispatch-overflow': 'warn',
   'stderr-dropped': 'info',
@@ -133,6 +134,10 @@ export const FINDING_EXPLANATIONS: Record<FindingCode, string> = {
   'server-busy':
     'An answer is owed and the server is on CPU with no output: a CPU-bound tool. A cancellation ' +
     'reaches it only if it checks; run heavy work off the thread that reads stdin.',
+  'result-over-budget':
+    "A tool result is larger than the result budget or a host profile's limit: some hosts " +
+    'refuse it, close the connection or cut it. Page large results (`nextCursor`), say what was ' +
+    'left out (`truncated`), keep downloads out of `content`, and do not send text twice.',
   'dispatch-overflow':
     'The consumer fell so far behind that the overload policy dropped or paused input (counted).',
   'stderr-dropped':

@@ -8,6 +8,7 @@ import { z } from 'zod';
 import type { AttachReport, Candidate } from './attach.js';
 import type { DemoScenario } from './demo-catalog.js';
 import type { FramePage } from './frames.js';
+import { HOST_PROFILE_IDS } from './host-profiles.js';
 import type { Result } from './result.js';
 import type { SessionInfo, SessionSnapshot } from './session-info.js';
 import {
@@ -98,6 +99,9 @@ const sessionOptions = {
   onOversize: z.enum(OVERSIZE_POLICIES).optional(),
   maxFrameBytes: z.number().int().min(1).max(OPTION_LIMITS.maxFrameBytes).optional(),
   requestTimeoutMs: z.number().int().min(0).max(OPTION_LIMITS.requestTimeoutMs).optional(),
+  resultBudgetBytes: z.number().int().min(1).max(OPTION_LIMITS.maxFrameBytes).optional(),
+  /** A host profile: its limits fill the options above that are not given. */
+  hostProfile: z.enum(HOST_PROFILE_IDS).optional(),
 };
 
 export const startSessionSchema = z.union([

@@ -1,4 +1,5 @@
 /** Request records: the public request states of DESIGN.md plus what a live view needs. */
+import type { ResultAudit } from './result-audit.js';
 
 export const REQUEST_STATUSES = [
   'pending',
@@ -37,6 +38,11 @@ export interface RequestRecord {
   /** Tapped sessions: ms from the answer's first byte reaching the tap to the host's pipe
    *  taking its last (large answers only; how long the host took to read it). */
   hostReadMs?: number;
+  /** Frame store seqs of the request line and of its response line (when they were seen). */
+  requestSeq?: number;
+  responseSeq?: number;
+  /** The result audit of a tools/call, resources/read or prompts/get answer. */
+  audit?: ResultAudit;
 }
 
 /** The record of a request just sent: pending, nothing heard back yet. */
@@ -73,4 +79,6 @@ export interface ReportRequest {
   error?: { code: number; message: string };
   /** Tapped sessions, large answers: ms the host took to read it (RequestRecord.hostReadMs). */
   hostReadMs?: number;
+  /** The result audit (audited methods' answers only: RequestRecord.audit). */
+  audit?: ResultAudit;
 }

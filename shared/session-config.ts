@@ -4,6 +4,7 @@
  * session-options.ts's.
  */
 import { z } from 'zod';
+import { HOST_PROFILE_IDS, isHostProfileId, profileSettings } from './host-profiles.js';
 import {
   DEFAULT_BUDGETS,
   DEFAULT_STOP_GRACE_MS,
@@ -35,6 +36,10 @@ export const sessionConfigSchema = z.object({
   recoveryMethod: z.string().nullable().default(d.recoveryMethod),
   /** Sample the server's process tree for evidence (off: the pipe's signatures only). */
   processSampling: z.boolean().default(d.processSampling),
+  /** A result larger than this is `result-over-budget` (bytes of the response line). */
+  resultBudgetBytes: z.number().int().min(1).default(d.resultBudgetBytes),
+  /** The host profile whose limits this session applies (`--host`), null: none. */
+  hostProfile: z.enum(HOST_PROFILE_IDS).nullable().default(null),
   /** Budgets behind the findings (ms). */
   budgets: z
     .object({
@@ -62,6 +67,21 @@ export const sessionConfigSchema = z.object({
 export type SessionConfigInput = z.input<typeof sessionConfigSchema>;
 export type SessionConfig = z.output<typeof sessionConfigSchema>;
 
+/**
+ * A config validated, its defaults filled. A host profile (`hostProfile`) fills the limits it
+ * knows — transport cap and what happens past it, request timeout, result budget — where the
+ * config does not give them (an explicit flag always wins).
+ */
 export function parseSessionConfig(input: unknown): SessionConfig {
-  return sessionConfigSchema.parse(input);
+  return sessionConfigSchema.parse(withHostProfile(input));
+}
+
+function withHostProfile(input: unknown): unknown {
+  if (typeof input !== 'object' || input === null) return input;
+  const id = (input as { hostProfile?: unknown }).hostProfile;
+  if (typeof id !== 'string' || !isHostProfileId(id)) return input;
+  const given = Object.fromEntries(
+    Object.entries(input).filter(([, v]) => v !== undefined),
+  ) as Record<string, unknown>;
+  return { ...profileSettings(id), ...given };
 }

@@ -6,6 +6,7 @@
  */
 import type { FindingLevel, LiveFinding } from './findings.js';
 import type { FrameSummary } from './frames.js';
+import type { HostProfileId } from './host-profiles.js';
 import type { LiveMetrics } from './metrics.js';
 import type { ProcessAvailability, ProcessSnapshot } from './process.js';
 import type { RequestRecord } from './requests.js';
@@ -42,6 +43,9 @@ export interface SessionInfo {
   overloadPolicy: OverloadPolicy;
   onOversize: OversizePolicy;
   maxFrameBytes: number;
+  /** The result budget (bytes) and the host profile applied (`--host`, the start form's picker). */
+  resultBudgetBytes: number;
+  hostProfile: HostProfileId | null;
   /** The budgets behind this session's findings (its config's): what the counters measure against. */
   budgets: Budgets;
   /** Epoch ms. */

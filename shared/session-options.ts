@@ -62,8 +62,9 @@ export const DEFAULT_STOP_GRACE_MS = {
 } as const;
 
 export const SESSION_DEFAULTS = {
-  /** The transport limit: bytes of one message (pending without a newline). */
-  maxFrameBytes: 32 * MIB,
+  /** The transport limit: bytes of one message (pending without a newline). An inspector
+   *  lets a real server's large answer through to show it, and flags it (result budget). */
+  maxFrameBytes: 128 * MIB,
   onOversize: 'discard',
   overloadPolicy: 'drop',
   /** Bytes the worker may hold while main is not taking frames. */
@@ -76,6 +77,8 @@ export const SESSION_DEFAULTS = {
   recoveryMethod: 'ping',
   /** Sample the server's process tree for evidence (DESIGN.md "Process evidence"). */
   processSampling: true,
+  /** A tool result larger than this is `result-over-budget` (DESIGN.md). */
+  resultBudgetBytes: MIB,
 } as const satisfies {
   maxFrameBytes: number;
   onOversize: OversizePolicy;
@@ -86,6 +89,7 @@ export const SESSION_DEFAULTS = {
   requestTimeoutMs: number;
   recoveryMethod: string | null;
   processSampling: boolean;
+  resultBudgetBytes: number;
 };
 
 /** Bounds a host accepts for options a person sets (the controls, the IPC schemas). */

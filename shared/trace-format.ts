@@ -45,7 +45,13 @@ export const DEFAULT_RECORDING_BUDGET_BYTES = 64 * 1024 * 1024;
 export const REDACTED = '***';
 
 /** The transport configuration of the recorded session (everything but what to spawn). */
-export type TraceConfig = Omit<SessionConfig, 'command' | 'args' | 'cwd' | 'env'>;
+/** The session's config as recorded (the result budget and host profile are absent in
+ *  traces recorded before they existed). */
+export type TraceConfig = Omit<
+  SessionConfig,
+  'command' | 'args' | 'cwd' | 'env' | 'resultBudgetBytes' | 'hostProfile'
+> &
+  Partial<Pick<SessionConfig, 'resultBudgetBytes' | 'hostProfile'>>;
 
 export interface TraceHeader {
   format: typeof TRACE_FORMAT;

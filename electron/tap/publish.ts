@@ -281,6 +281,8 @@ function tappedInfo(session: Session, cfg: ObserverConfig): SessionInfo {
     overloadPolicy: c.overloadPolicy,
     onOversize: c.onOversize,
     maxFrameBytes: c.maxFrameBytes,
+    resultBudgetBytes: c.resultBudgetBytes,
+    hostProfile: c.hostProfile,
     budgets: { ...c.budgets },
     startedAt: cfg.startedAtEpochMs,
     recording: null,

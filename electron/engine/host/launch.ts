@@ -61,6 +61,8 @@ export function createSession(
     onOversize: p.onOversize,
     maxFrameBytes: p.maxFrameBytes,
     requestTimeoutMs: p.requestTimeoutMs,
+    resultBudgetBytes: p.resultBudgetBytes,
+    hostProfile: p.hostProfile,
   });
   const info: SessionInfo = {
     id: session.id,
@@ -82,6 +84,8 @@ export function createSession(
     overloadPolicy: session.config.overloadPolicy,
     onOversize: session.config.onOversize,
     maxFrameBytes: session.config.maxFrameBytes,
+    resultBudgetBytes: session.config.resultBudgetBytes,
+    hostProfile: session.config.hostProfile,
     budgets: { ...session.config.budgets },
     startedAt: Date.now(),
     recording: null,

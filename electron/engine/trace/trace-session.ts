@@ -22,7 +22,7 @@ import {
   type SessionInfo,
   type SessionSnapshot,
 } from '../../../shared/session-info.js';
-import { DEFAULT_BUDGETS } from '../../../shared/session-options.js';
+import { DEFAULT_BUDGETS, SESSION_DEFAULTS } from '../../../shared/session-options.js';
 import type { ExportFormat, TraceExport } from '../../../shared/trace-api.js';
 import type { TraceProcessEvent } from '../../../shared/trace-format.js';
 import {
@@ -161,6 +161,8 @@ export class TraceSession {
       overloadPolicy: h.config.overloadPolicy,
       onOversize: h.config.onOversize,
       maxFrameBytes: h.config.maxFrameBytes,
+      resultBudgetBytes: h.config.resultBudgetBytes ?? SESSION_DEFAULTS.resultBudgetBytes,
+      hostProfile: h.config.hostProfile ?? null,
       // A trace of an older build may lack some: the defaults it ran with then.
       budgets: { ...DEFAULT_BUDGETS, ...h.config.budgets },
       startedAt: h.startedAt,
