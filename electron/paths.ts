@@ -31,6 +31,9 @@ const DIST = path.dirname(ELECTRON_DIST);
 export const builtPaths = {
   /** The transport worker's entry (a worker thread starts from a real file). */
   workerEntry: (): string => unpackedPath(path.join(ELECTRON_DIST, 'worker', 'entry.js')),
+  /** The result audit thread's entry (large answers are audited off the main thread). */
+  auditWorkerEntry: (): string =>
+    unpackedPath(path.join(ELECTRON_DIST, 'worker', 'audit-entry.js')),
   /** A demo server (a child process starts from a real file). */
   demoServer: (id: string): string =>
     unpackedPath(path.join(ELECTRON_DIST, 'demo-servers', `${id}.js`)),

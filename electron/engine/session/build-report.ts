@@ -24,6 +24,7 @@ export function buildProbeReport(session: Session): ProbeReport {
       responseBytes: r.responseBytes,
       ...(r.status === 'failed' && r.error ? { error: r.error } : {}),
       ...(r.hostReadMs !== undefined && { hostReadMs: r.hostReadMs }),
+      ...(r.audit !== undefined && { audit: r.audit }),
     })),
     recovery: session.recovery,
     findings: session.findings.forReport(),

@@ -113,6 +113,7 @@ export class HostTraffic {
         t,
         requestBytes: body.length,
         progressToken,
+        requestSeq: summary.seq,
       });
       this.boundPending();
     } else if (p.kind === 'notification' && p.method === 'notifications/cancelled') {

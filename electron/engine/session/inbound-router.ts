@@ -6,7 +6,7 @@
  * table (responses, progress), the findings engine (pollution, anomalies, ignored
  * cancellations), the frame store, and the writer (answers to server→client requests).
  */
-import type { JsonRpcId } from '../../../shared/requests.js';
+import type { JsonRpcId, RequestRecord } from '../../../shared/requests.js';
 import { classifyValue } from '../../wire/classify.js';
 import type { Frame } from '../transport/transport.js';
 import type { FindingsEngine } from './findings-engine.js';
@@ -28,6 +28,8 @@ export interface RouterDeps {
   pollution: PollutionEntry[];
   write(msg: object): void;
   onFrame(summary: FrameSummary): void;
+  /** A response line reached its request (the result auditor reads audited methods'). */
+  onResponse?(record: RequestRecord, data: Frame['data']): void;
 }
 
 const POLLUTION_LEDGER_MAX = 1000;
@@ -58,7 +60,7 @@ export class InboundRouter {
     this.deps.onFrame(summary);
     switch (f.kind) {
       case 'response':
-        this.deps.requests.respond(f.id ?? null, f);
+        this.respond(f, summary.seq);
         break;
       case 'request':
         this.answerServerRequest(f.id ?? 0, f.method ?? '');
@@ -78,6 +80,12 @@ export class InboundRouter {
         this.deps.findings.raise('invalid-message', `offset ${f.offset}: ${f.problem}`, f.t);
         break;
     }
+  }
+
+  private respond(f: Frame, seq: number): void {
+    const { bytes, t, error, data } = f;
+    const r = this.deps.requests.respond(f.id ?? null, { bytes, t, error, data, seq });
+    if (r && r.responseSeq === seq) this.deps.onResponse?.(r, data);
   }
 
   private routeBatch(f: Frame): void {

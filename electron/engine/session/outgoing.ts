@@ -34,7 +34,12 @@ export class Outgoing {
   constructor(private readonly d: OutgoingDeps) {}
 
   /** Writes one message as one line; resolves with its bytes once the OS took it. */
-  async write(msg: object): Promise<number> {
+  write(msg: object): Promise<number> {
+    return this.writeFrame(msg).written;
+  }
+
+  /** write(), and the frame store seq of the line (known at once). */
+  private writeFrame(msg: object): { seq: number; written: Promise<number> } {
     const line = Buffer.from(`${JSON.stringify(msg)}\n`, 'utf8');
     const body = line.subarray(0, line.length - 1);
     const m = msg as { id?: JsonRpcId; method?: string; result?: unknown; error?: unknown };
@@ -45,8 +50,8 @@ export class Outgoing {
       body,
     );
     this.d.onFrame(summary);
-    await this.d.transport.write(line);
-    return body.length;
+    const written = this.d.transport.write(line).then(() => body.length);
+    return { seq: summary.seq, written };
   }
 
   /** Sends a request; `done` settles when it completes, fails, is cancelled or times out. */
@@ -76,7 +81,10 @@ export class Outgoing {
     }
     const timeout = opts.timeoutMs ?? this.d.requestTimeoutMs();
     if (timeout > 0) requests.armTimeout(id, timeout, timeout * HARD_TIMEOUT_FACTOR);
-    void this.write(msg);
+    const { seq, written } = this.writeFrame(msg);
+    void written;
+    const record = requests.get(id);
+    if (record) record.requestSeq = seq;
     return { id, done };
   }
 

@@ -27,6 +27,8 @@ export interface ResponseInfo {
   /** The response's bytes (kept so a caller can parse a small result): read only for a
    *  response to a request still pending (a received frame cuts them when asked). */
   readonly data: FrameBytes;
+  /** The response line's seq in the frame store. */
+  seq?: number;
 }
 
 export interface RequestOutcome {
@@ -83,6 +85,8 @@ export class RequestTable {
       requestBytes: number;
       progressToken: JsonRpcId | null;
       replayOf?: JsonRpcId;
+      /** The request line's seq in the frame store, when it is already there. */
+      requestSeq?: number;
     },
   ): Promise<RequestOutcome> {
     let settle!: (o: RequestOutcome) => void;
@@ -97,6 +101,7 @@ export class RequestTable {
       progressToken: opts.progressToken,
       replayOf: opts.replayOf,
     });
+    if (opts.requestSeq !== undefined) record.requestSeq = opts.requestSeq;
     const entry: Entry = { record, settle, done, timer: null, hardTimer: null, params };
     this.entries.set(RequestTable.key(id), entry);
     if (opts.progressToken !== null) this.byToken.set(opts.progressToken, entry);
@@ -146,6 +151,7 @@ export class RequestTable {
     }
     r.latencyMs = info.t - r.sentAt;
     r.responseBytes = info.bytes;
+    if (info.seq !== undefined) r.responseSeq = info.seq;
     if (info.error) r.error = info.error;
     if (r.status === 'pending') {
       this.finish(e, info.error ? 'failed' : 'completed', info.data);

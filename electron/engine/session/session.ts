@@ -2,8 +2,8 @@
  * Session: one MCP server under observation (DESIGN.md "Processes and threads").
  * Owns: the Transport (and through it the worker and the server process), the dispatcher, the
  * request table, the findings engine, the frame store, the stderr ring, the pollution ledger,
- * the evidence (process sampler) and the tick timer; `stop()` releases every one of them. Fed
- * by: the host (requests, cancellations, reader mode, consumer delay) and the transport's
+ * the evidence (process sampler), the result auditor and the tick timer; `stop()` releases each
+ * one. Fed by: the host (requests, cancellations, reader mode, consumer delay) and the transport's
  * events. Listens: hosts (CLI, Electron IPC, browser mode, trace recorder) via typed events.
  */
 import { randomUUID } from 'node:crypto';
@@ -11,11 +11,8 @@ import { EventEmitter } from 'node:events';
 import { DisposableStore, listen, toDisposable } from '../../../shared/lifecycle.js';
 import type { LiveMetrics } from '../../../shared/metrics.js';
 import type { JsonRpcId, RequestRecord } from '../../../shared/requests.js';
-import {
-  parseSessionConfig,
-  type SessionConfig,
-  type SessionConfigInput,
-} from '../../../shared/session-config.js';
+import type { SessionConfig, SessionConfigInput } from '../../../shared/session-config.js';
+import { parseSessionConfig } from '../../../shared/session-config.js';
 import type { SessionState } from '../../../shared/session-info.js';
 import type { ReaderMode } from '../../../shared/session-options.js';
 import type { ExitInfo, WorkerCounters } from '../../wire/protocol.js';
@@ -31,6 +28,7 @@ import { SessionMetrics } from './live-metrics.js';
 import { Outgoing } from './outgoing.js';
 import { RecoveryVerdict } from './recovery-verdict.js';
 import { RequestTable } from './request-table.js';
+import { ResultAuditor } from './result-auditor.js';
 import { StderrRing } from './stderr-ring.js';
 import { type TickState, tickStateOf } from './tick-state.js';
 import { timeoutMessage } from './timeout-forensics.js';
@@ -65,6 +63,7 @@ export class Session extends EventEmitter<SessionEvents> {
   private readonly transport: Transport;
   private readonly dispatcher: Dispatcher;
   private readonly router: InboundRouter;
+  private readonly audits: ResultAuditor;
   private readonly out: Outgoing;
   private readonly metrics = new SessionMetrics();
   /** The process sampler and the rules on it, and the end's signatures. */
@@ -116,7 +115,9 @@ export class Session extends EventEmitter<SessionEvents> {
       onLate: (r) => this.late.arrived(r),
       holdLate: (r, t) => this.evidence.end.holdLate(r, t),
     });
+    this.audits = new ResultAuditor(this);
     this.router = new InboundRouter({
+      onResponse: (r, data) => this.audits.offer(r, data),
       frames: this.frames,
       requests: this.requests,
       findings: this.findings,
@@ -212,6 +213,7 @@ export class Session extends EventEmitter<SessionEvents> {
         config: this.config,
         findings: this.findings,
         frames: this.frames,
+        requests: this.requests,
         oversize: (o) => this.emit('oversize', o),
         stop: () => void this.stop(),
       }),
@@ -223,11 +225,8 @@ export class Session extends EventEmitter<SessionEvents> {
       if (this.state !== 'stopping' && this.state !== 'stopped') {
         this.exitedOnItsOwn = true;
         const how = exit.signal ? `signal ${exit.signal}` : `code ${exit.code}`;
-        this.findings.raise(
-          'server-exited',
-          `server exited with ${how} before the session ended`,
-          exit.t,
-        );
+        const why = `server exited with ${how} before the session ended`;
+        this.findings.raise('server-exited', why, exit.t);
         // Reap the group and release the worker; draining goes on until the pipes close.
         void this.stop();
       }
@@ -378,6 +377,7 @@ export class Session extends EventEmitter<SessionEvents> {
     this.evidence.end.stopAsked(this.now(), this.transport.lastCounters?.readingStdout ?? true);
     const result: StopResult = await this.transport.stop('session stop');
     this.dispatcher.stop();
+    await this.audits.close();
     this.recoveryVerdict.flush();
     if (result.exit && !this.exit) this.exit = result.exit;
     this.evidence.ended(this.exit, this.requests.all(), this.exitedOnItsOwn);

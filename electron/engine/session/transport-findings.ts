@@ -5,6 +5,7 @@
  * frame store, which keeps an oversize frame's place). The session's state and exit stay the
  * session's own (session.ts).
  */
+import { hostProfile, sizeText } from '../../../shared/host-profiles.js';
 import type { Disposable } from '../../../shared/lifecycle.js';
 import { DisposableStore, listen } from '../../../shared/lifecycle.js';
 import type { SessionConfig } from '../../../shared/session-config.js';
@@ -12,11 +13,14 @@ import { type LeftProcess, SPILL_MAX_FRAMES } from '../../wire/protocol.js';
 import type { Transport, TransportEvents } from '../transport/transport.js';
 import type { FindingsEngine } from './findings-engine.js';
 import type { FrameStore } from './frame-store.js';
+import { discardedLineId, type EdgeId } from './oversize-id.js';
+import type { RequestTable } from './request-table.js';
 
 export interface TransportFindingsTarget {
   config: SessionConfig;
   findings: FindingsEngine;
   frames: FrameStore;
+  requests: Pick<RequestTable, 'get' | 'fail' | 'failPending'>;
   /** The framer hit maxFrameBytes or found the next newline (for traces). */
   oversize(info: TransportEvents['oversize'][0]): void;
   /** A policy ended the session (`terminate`). */
@@ -34,21 +38,32 @@ export function watchTransportFindings(t: Transport, s: TransportFindingsTarget)
   };
   on('oversize', (o) => {
     s.oversize(o);
-    if (o.phase !== 'start') return;
+    if (o.phase === 'end') {
+      if (s.config.onOversize !== 'terminate') failDiscarded(s, o);
+      return;
+    }
     s.frames.add(
       { dir: 'in', t: o.t, offset: o.offset, kind: 'oversize', problem: 'over maxFrameBytes' },
       Buffer.alloc(0),
     );
     const terminate = s.config.onOversize === 'terminate';
+    const limit = `maxFrameBytes (${sizeText(s.config.maxFrameBytes)})`;
     s.findings.raise(
       'oversize-frame',
-      `a frame at offset ${o.offset} passed maxFrameBytes (${s.config.maxFrameBytes} bytes); ` +
-        (terminate ? 'session ended' : 'discarded to the next newline'),
+      `a frame at offset ${o.offset} passed ${limit}; ` +
+        (terminate ? closedWords(s.config) : 'discarded to the next newline'),
       o.t,
     );
+    if (!terminate) return;
     // The worker is already running the ladder: the session is stopping, so the exit that
-    // follows is ours, not a `server-exited`.
-    if (terminate) s.stop();
+    // follows is ours, not a `server-exited`. Every request still owed fails now, as a client
+    // that closes the connection fails them; the one the line answered says so.
+    const edge = discardedLineId(o);
+    const owner = edge && s.requests.get(edge.id)?.status === 'pending' ? edge : null;
+    if (owner)
+      s.requests.fail(owner.id, { code: -32000, message: terminatedWords(s.config, owner) });
+    s.requests.failPending({ code: -32000, message: closedWords(s.config) });
+    s.stop();
   });
   on('overload', (o) => {
     s.findings.raise(
@@ -76,6 +91,39 @@ export function watchTransportFindings(t: Transport, s: TransportFindingsTarget)
     );
   });
   return store;
+}
+
+/** The request a line discarded over the limit answered fails at once, saying why and how big. */
+function failDiscarded(s: TransportFindingsTarget, o: TransportEvents['oversize'][0]): void {
+  const edge = discardedLineId(o);
+  if (!edge || s.requests.get(edge.id)?.status !== 'pending') return;
+  const where = edge.from === 'head' ? 'first' : 'last';
+  s.requests.fail(edge.id, {
+    code: -32000,
+    message:
+      `response discarded: a ${sizeText(o.bytes)} line over the ${sizeText(s.config.maxFrameBytes)} transport ` +
+      `limit (maxFrameBytes); id ${JSON.stringify(edge.id)} read from its ${where} bytes`,
+  });
+}
+
+/** What ending the session over the limit stands for: the profile's client closing, or ours. */
+function closedWords(c: SessionConfig): string {
+  if (c.hostProfile) {
+    const p = hostProfile(c.hostProfile);
+    const cap = p.transportCap?.value;
+    if (cap?.past === 'terminate' && cap.bytes === c.maxFrameBytes) {
+      return `session ended as the ${p.name} would: ${p.transportCap?.note}`;
+    }
+  }
+  return 'session ended (--on-oversize terminate): connection closed';
+}
+
+function terminatedWords(c: SessionConfig, edge: EdgeId): string {
+  const where = edge.from === 'head' ? 'first' : 'last';
+  return (
+    `its answer passed the ${sizeText(c.maxFrameBytes)} transport limit (maxFrameBytes; id ` +
+    `${JSON.stringify(edge.id)} read from the line's ${where} bytes): ${closedWords(c)}`
+  );
 }
 
 /** The findings of a stop's result: processes left behind, stderr dropped (DESIGN.md table). */
