@@ -109,9 +109,10 @@ describe('demoProbeOptions', () => {
       callArgs: { query: 'item' },
       timeoutMs: 5000,
       reader: 'drain',
-      onOversize: 'discard',
       consumerDelayMs: 0,
     });
+    // No policy of its own: the session's default (discard), or a --host profile's.
+    expect(o.onOversize).toBeUndefined();
     expect(o.cancelAfterMs).toBeUndefined();
     expect(o.maxFrameBytes).toBeUndefined();
   });

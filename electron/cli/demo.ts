@@ -55,7 +55,7 @@ export function demoProbeOptions(
     cancelAfterMs: explicit.cancelAfterMs ?? recipe.cancelAfterMs,
     cancelAfterBytes: explicit.cancelAfterBytes,
     maxFrameBytes: explicit.maxFrameBytes ?? recipe.maxFrameBytes,
-    onOversize: explicit.onOversize ?? recipe.onOversize ?? 'discard',
+    onOversize: explicit.onOversize ?? recipe.onOversize,
     timeoutMs: explicit.timeoutMs ?? recipe.timeoutMs ?? PROBE_TIMEOUT_MS,
     reader: explicit.reader ?? recipe.reader ?? 'drain',
     consumerDelayMs: explicit.consumerDelayMs ?? recipe.consumerDelayMs ?? 0,

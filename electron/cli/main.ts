@@ -5,6 +5,7 @@
 
 import { readFileSync } from 'node:fs';
 import { Command, CommanderError, Option } from 'commander';
+import { HOST_PROFILE_IDS, type HostProfileId } from '../../shared/host-profiles.js';
 import {
   OVERSIZE_POLICIES,
   PROBE_TIMEOUT_MS,
@@ -22,6 +23,7 @@ import {
   formatDemoList,
   parseDemoArgs,
 } from './demo.js';
+import { registerHostsCommand } from './hosts.js';
 import { type ProbeOptions, runProbe } from './probe.js';
 import { formatReportText } from './report-text.js';
 import { registerTapConfigCommands } from './tap-config-commands.js';
@@ -57,7 +59,9 @@ interface ProbeFlags {
   cancelAfterMs?: number;
   cancelAfterBytes?: number;
   maxFrameBytes?: number;
-  onOversize: 'discard' | 'terminate';
+  onOversize?: 'discard' | 'terminate';
+  host?: HostProfileId;
+  resultBudgetBytes?: number;
   timeoutMs: number;
   reader: 'drain' | 'paused' | 'naive';
   consumerDelayMs: number;
@@ -90,6 +94,8 @@ async function probeCommand(argv: string[], flags: ProbeFlags, cmd: Command): Pr
     cancelAfterBytes: flags.cancelAfterBytes,
     maxFrameBytes: flags.maxFrameBytes,
     ...(given('onOversize') ? { onOversize: flags.onOversize } : {}),
+    ...(flags.host ? { hostProfile: flags.host } : {}),
+    ...(flags.resultBudgetBytes ? { resultBudgetBytes: flags.resultBudgetBytes } : {}),
     ...(given('timeoutMs') ? { timeoutMs: flags.timeoutMs } : {}),
     ...(given('reader') ? { reader: flags.reader } : {}),
     ...(given('consumerDelayMs') ? { consumerDelayMs: flags.consumerDelayMs } : {}),
@@ -106,7 +112,6 @@ async function probeCommand(argv: string[], flags: ProbeFlags, cmd: Command): Pr
     options = {
       command: argv[0],
       args: argv.slice(1),
-      onOversize: flags.onOversize,
       timeoutMs: flags.timeoutMs,
       reader: flags.reader,
       consumerDelayMs: flags.consumerDelayMs,
@@ -164,9 +169,20 @@ export function buildProgram(): Command {
       intArg('--max-frame-bytes', 1),
     )
     .addOption(
-      new Option('--on-oversize <policy>', 'oversize frames')
-        .choices(OVERSIZE_POLICIES)
-        .default(SESSION_DEFAULTS.onOversize),
+      new Option(
+        '--on-oversize <policy>',
+        `a frame over the limit (default ${SESSION_DEFAULTS.onOversize})`,
+      ).choices(OVERSIZE_POLICIES),
+    )
+    .addOption(
+      new Option('--host <profile>', "apply a host's known limits (see `pipescope hosts`)").choices(
+        HOST_PROFILE_IDS,
+      ),
+    )
+    .option(
+      '--result-budget-bytes <n>',
+      `warn on a result larger than this (default ${SESSION_DEFAULTS.resultBudgetBytes})`,
+      intArg('--result-budget-bytes', 1),
     )
     .option(
       '--timeout-ms <n>',
@@ -210,6 +226,8 @@ export function buildProgram(): Command {
         flags.json ? `${JSON.stringify(demoListJson(), null, 2)}\n` : formatDemoList(),
       );
     });
+
+  registerHostsCommand(program);
 
   program
     .command('web')

@@ -6,6 +6,8 @@
  * Never hangs: every step is bounded by the `--timeout-ms` deadline, and what is still pending
  * at the deadline is timed out (a cancellation is sent) and shown in the report.
  */
+
+import { type HostProfileId, profileSettings } from '../../shared/host-profiles.js';
 import { DisposableStore, listen, toDisposable } from '../../shared/lifecycle.js';
 import type { ProbeReport } from '../../shared/probe-report.js';
 import type { OversizePolicy, ReaderMode } from '../../shared/session-options.js';
@@ -25,6 +27,9 @@ export interface ProbeOptions {
   cancelAfterBytes?: number;
   maxFrameBytes?: number;
   onOversize?: OversizePolicy;
+  /** `--host`: a host profile's limits, under the flags given (shared/host-profiles.ts). */
+  hostProfile?: HostProfileId;
+  resultBudgetBytes?: number;
   timeoutMs: number;
   reader: ReaderMode;
   consumerDelayMs: number;
@@ -45,6 +50,7 @@ export interface ProbeOutcome {
   pollution: Session['pollution'];
   /** The worker's final counters (null if it never started). */
   counters: ReturnType<Session['counters']>;
+  hostProfile?: HostProfileId | null;
 }
 
 /** After a cancellation: how long stdout must stay quiet before we call the producer stopped. */
@@ -64,10 +70,13 @@ export async function runProbe(o: ProbeOptions): Promise<ProbeOutcome> {
     args: o.args,
     env: o.env ?? {},
     cwd: o.cwd,
-    ...(o.maxFrameBytes === undefined ? {} : { maxFrameBytes: o.maxFrameBytes }),
-    onOversize: o.onOversize ?? 'discard',
+    maxFrameBytes: o.maxFrameBytes,
+    onOversize: o.onOversize,
+    hostProfile: o.hostProfile,
+    resultBudgetBytes: o.resultBudgetBytes,
     readerMode: 'drain', // the handshake always drains; --reader applies from the call on
-    requestTimeoutMs: 0, // the probe's own deadline times requests out
+    // The probe's own deadline times requests out; a host profile's timeout comes first.
+    requestTimeoutMs: (o.hostProfile && profileSettings(o.hostProfile).requestTimeoutMs) || 0,
     processSampling: o.processSampling ?? true,
   });
   o.onSession?.(session);
@@ -94,6 +103,7 @@ export async function runProbe(o: ProbeOptions): Promise<ProbeOutcome> {
     stderrTail: session.stderr.tailLines(8),
     pollution: session.pollution,
     counters: session.counters(),
+    hostProfile: session.config.hostProfile,
   };
 }
 

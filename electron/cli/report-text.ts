@@ -4,12 +4,35 @@
  * shared/probe-report.ts.
  */
 import { FINDING_EXPLANATIONS } from '../../shared/findings.js';
+import { hostProfile, hostsBroken } from '../../shared/host-profiles.js';
+import type { ReportRequest } from '../../shared/requests.js';
 import type { ProbeOutcome } from './probe.js';
 
 function bytes(n: number): string {
   if (n < 1024) return `${n} B`;
   if (n < 1024 * 1024) return `${(n / 1024).toFixed(1)} KiB`;
   return `${(n / 1024 / 1024).toFixed(2)} MiB`;
+}
+
+/** What the result audit found in an answer, in two or three lines. */
+function auditLines(q: ReportRequest): string[] {
+  const a = q.audit;
+  if (!a) return [];
+  const blocks = a.blocks.map((b) => `${b.count} ${b.kind} (${bytes(b.bytes)})`).join(', ');
+  const out = [
+    `       result: ${a.isError ? 'isError, ' : ''}${blocks || 'no content blocks'}; ` +
+      `≈${a.estimatedTokens.toLocaleString('en-US')} tokens` +
+      (a.structuredBytes === null ? '' : `; structuredContent ${bytes(a.structuredBytes)}`) +
+      (a.duplicatedBytes > 0 ? `, ${bytes(a.duplicatedBytes)} of it text sent twice` : ''),
+    `       ${a.incomplete.length > 0 ? `says it is incomplete: ${a.incomplete.join(', ')}` : 'does not say it is incomplete'}` +
+      (a.base64.count > 0
+        ? `; ${a.base64.count} base64 run(s) in text, ${bytes(a.base64.bytes)}`
+        : ''),
+  ];
+  const breaks = hostsBroken(a);
+  if (breaks.length > 0) out.push(`       breaks: ${breaks.map((b) => b.name).join(', ')}`);
+  if (a.partial) out.push(`       body not audited: ${a.partial}`);
+  return out;
 }
 
 export function formatReportText(o: ProbeOutcome): string {
@@ -30,6 +53,9 @@ export function formatReportText(o: ProbeOutcome): string {
       : `exit code ${r.server.exit.code}`
     : 'still running?';
   lines.push(`  pid ${r.server.pid}, ${exit}`);
+  if (o.hostProfile) {
+    lines.push(`  host profile: ${hostProfile(o.hostProfile).name} (--host ${o.hostProfile})`);
+  }
   lines.push('', 'Steps');
   for (const s of o.steps) lines.push(`  - ${s}`);
   lines.push('', 'Pipe');
@@ -59,6 +85,8 @@ export function formatReportText(o: ProbeOutcome): string {
     lines.push(
       `  ${String(q.id).padStart(4)} ${q.method.padEnd(28)} ${q.status.padEnd(10)} ${lat}${size}${read}`,
     );
+    if (q.error) lines.push(`       error ${q.error.code}: ${q.error.message}`);
+    lines.push(...auditLines(q));
   }
   const pending = r.requests.filter((q) => q.status === 'pending');
   if (pending.length)
