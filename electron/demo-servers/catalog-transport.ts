@@ -114,7 +114,7 @@ export const TRANSPORT_DEMOS: readonly DemoScenario[] = [
     id: 'frame-limit',
     title: 'A response just under and one just over the frame limit',
     lesson:
-      'The transport limit is a number of bytes of one whole serialized message, enforced before parsing. The under tool answers with a line of exactly the limit, the over tool with one byte more (newline not counted). The first must be delivered, the second discarded to its newline and reported — and the session must go on. Its request then never gets an answer, which is why tools must keep results well below the limit.',
+      'The transport limit is a number of bytes of one whole serialized message, enforced before parsing. The under tool answers with a line of exactly the limit, the over tool with one byte more (newline not counted). The first must be delivered, the second discarded to its newline and reported — and the session must go on. Its request fails at once (its id is read from the last bytes of the discarded line): the answer is lost, which is why tools must keep results well below the limit.',
     implementation: 'raw',
     tools: ['sized', 'under', 'over', 'echo'],
     knobs: [
@@ -125,14 +125,14 @@ export const TRANSPORT_DEMOS: readonly DemoScenario[] = [
     steps: [
       'Set the max frame size to 1048576 bytes.',
       'Call under: the response (exactly 1048576 bytes) is delivered.',
-      'Call over: it is discarded as oversize, counted, and echo still answers.',
+      'Call over: it is discarded as oversize, counted, its request fails at once, and echo still answers.',
     ],
     probe: { call: 'over', args: {}, maxFrameBytes: MIB, onOversize: 'discard', timeoutMs: 3000 },
     expected: {
-      findings: ['oversize-frame', 'request-timed-out'],
-      absentFindings: ['server-exited', 'stdout-pollution'],
+      findings: ['oversize-frame'],
+      absentFindings: ['server-exited', 'stdout-pollution', 'request-timed-out'],
       metrics: ['oversizeFrames'],
-      requestStatus: 'timed-out',
+      requestStatus: 'failed',
     },
   },
   {

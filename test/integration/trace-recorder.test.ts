@@ -98,15 +98,23 @@ describe('trace recorder', () => {
     const recorder = TraceRecorder.start(session, { path: file });
     await withTimeout(session.whenStarted(), 5000, 'start');
     await withTimeout(initialize(session, 5000), 5000, 'initialize');
-    const { done } = session.send('tools/list', undefined, { timeoutMs: 1500 });
-    await withTimeout(done, 5000, 'tools/list to time out');
+    const { done } = session.send('tools/list', undefined, { timeoutMs: 5000 });
+    // Discarded over the limit: its id read from the line, the request fails at once.
+    expect((await withTimeout(done, 5000, 'tools/list to fail')).record.status).toBe('failed');
     await session.stop();
     await recorder.finish();
     const { events } = readTrace(file);
     const oversize = events.filter((e) => e.type === 'oversize');
     expect(oversize.map((e) => e.type === 'oversize' && e.phase)).toEqual(['start', 'end']);
     expect(events.some((e) => e.type === 'finding' && e.code === 'oversize-frame')).toBe(true);
-    expect(events.some((e) => e.type === 'cancel' && e.reason === 'timeout')).toBe(true);
+    const failed = events.find(
+      (e) =>
+        e.type === 'request' && e.record.method === 'tools/list' && e.record.status === 'failed',
+    );
+    expect(failed?.type === 'request' && failed.record.error?.message).toMatch(
+      /response discarded/,
+    );
+    expect(events.some((e) => e.type === 'cancel')).toBe(false);
   });
 
   it.each([
