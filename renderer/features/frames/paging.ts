@@ -8,6 +8,7 @@
  * reaches the renderer whole.
  */
 
+import { utf8Bytes } from '../../../shared/result-audit.js';
 export const KIB = 1024;
 export const HEAD_BYTES = 64 * KIB;
 export const TAIL_BYTES = 16 * KIB;
@@ -106,22 +107,7 @@ export function fullText(frame: LoadedFrame): string | null {
 }
 
 /** UTF-8 length of a string as TextEncoder would encode it (lone surrogates → 3 bytes). */
-export function utf8Length(text: string): number {
-  let bytes = 0;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (c < 0x80) bytes += 1;
-    else if (c < 0x800) bytes += 2;
-    else if (c >= 0xd800 && c <= 0xdbff && i + 1 < text.length) {
-      const next = text.charCodeAt(i + 1);
-      if (next >= 0xdc00 && next <= 0xdfff) {
-        bytes += 4;
-        i += 1;
-      } else bytes += 3;
-    } else bytes += 3;
-  }
-  return bytes;
-}
+export const utf8Length: (text: string) => number = utf8Bytes;
 
 export type SaveDecision = { ok: true; text: string } | { ok: false; reason: string };
 
