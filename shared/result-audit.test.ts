@@ -2,7 +2,10 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { auditResult, base64Runs, bytesOnlyAudit, utf8Bytes } from './result-audit.js';
 
-const B64 = 'QUJD'.repeat(400); // 1,600 base64 characters
+// 1,600 base64 characters of 1,200 varied bytes (an encoded payload, as a download would be)
+const B64 = Buffer.from(Uint8Array.from({ length: 1200 }, (_, i) => (i * 31 + 7) % 256)).toString(
+  'base64',
+);
 
 describe('auditResult', () => {
   it('tallies content blocks by kind and size, isError, the largest block', () => {
@@ -119,6 +122,18 @@ describe('base64Runs', () => {
       count: 0,
       bytes: 0,
     });
+  });
+
+  it('counts encoded bytes, not a long run of filler or of one word', () => {
+    const bytes = Uint8Array.from({ length: 3000 }, (_, i) => (i * 7919 + 13) % 256);
+    const real = Buffer.from(bytes).toString('base64');
+    expect(base64Runs(`x ${real} y`)).toEqual({ count: 1, bytes: real.length });
+    // The oversized-result demo's 8 MiB answer is 'x' repeated: filler, not a download.
+    expect(base64Runs('x'.repeat(64 * 1024))).toEqual({ count: 0, bytes: 0 });
+    expect(base64Runs('abAB'.repeat(1000))).toEqual({ count: 0, bytes: 0 });
+    // A hex dump is encoded bytes too (16 characters of two classes).
+    const hex = Buffer.from(bytes).toString('hex').toUpperCase();
+    expect(base64Runs(hex).count).toBe(1);
   });
 
   it('stays linear on runs just short of a payload', () => {

@@ -48,8 +48,14 @@ export interface ResultAudit {
   partial?: string;
 }
 
-/** A run of base64 characters at least this long is a payload, not prose. */
+/** A run of base64 characters at least this long is a payload, not prose… */
 const BASE64_RUN_MIN = 1024;
+/** …if it looks encoded: at least this many distinct characters, of at least two of the
+ *  classes upper / lower / digit-or-sign, in its first BASE64_SAMPLE characters. Encoded bytes
+ *  use nearly all 64; `xxxx…` filler or a long run of one word does not (a base64 of zeros,
+ *  `AAAA…`, is missed too: it carries nothing worth calling a download). */
+const BASE64_MIN_DISTINCT = 8;
+const BASE64_SAMPLE = 4096;
 /** A `data:` URI's base64 header (its payload is scanned as a run). */
 const DATA_URI = /data:[\w.+-]{1,80}\/[\w.+-]{1,80}(?:;[\w-]{1,40}=[^;,]{0,80})*;base64,/g;
 
@@ -64,8 +70,26 @@ function isBase64(c: number): boolean {
   );
 }
 
-/** Base64 payloads in a text, in one pass: runs of BASE64_RUN_MIN+ characters, and data URIs
- *  (any length). A regex such as /[A-Za-z0-9+/]{1024,}/ would be quadratic on runs just short. */
+/** Whether s[start, end) reads as encoded data rather than filler (see BASE64_MIN_DISTINCT). */
+function looksEncoded(s: string, start: number, end: number): boolean {
+  const seen = new Uint8Array(128);
+  let distinct = 0;
+  let classes = 0;
+  const stop = Math.min(end, start + BASE64_SAMPLE);
+  for (let i = start; i < stop; i++) {
+    const c = s.charCodeAt(i);
+    if (seen[c]) continue;
+    seen[c] = 1;
+    distinct++;
+    classes |= c >= 0x61 ? 1 : c >= 0x41 ? 2 : 4;
+    if (distinct >= BASE64_MIN_DISTINCT && (classes & (classes - 1)) !== 0) return true;
+  }
+  return false;
+}
+
+/** Base64 payloads in a text, in one pass: runs of BASE64_RUN_MIN+ characters that look encoded,
+ *  and data URIs (any length). A regex such as /[A-Za-z0-9+/]{1024,}/ would be quadratic on
+ *  runs just short. */
 export function base64Runs(s: string): { count: number; bytes: number } {
   let count = 0;
   let bytes = 0;
@@ -87,7 +111,7 @@ export function base64Runs(s: string): { count: number; bytes: number } {
       pad++;
       i++;
     }
-    if (run >= BASE64_RUN_MIN || uriAt.has(start)) {
+    if (uriAt.has(start) || (run >= BASE64_RUN_MIN && looksEncoded(s, start, start + run))) {
       count += 1;
       bytes += run + pad;
     }
