@@ -1,12 +1,15 @@
 import type { ReactElement } from 'react';
+import { hostProfile } from '../../../shared/host-profiles';
 import { useApp } from '../../store';
 import { hostHandshake } from '../../store/selectors';
 import { formatArgv } from '../start/argv';
+import { profileSummary } from '../start/host-profile-view';
 import { RecordToggle } from '../trace/RecordToggle';
 import type { SessionActions } from './useSessionActions';
 
 /**
- * What runs (the exact argv), what answered (serverInfo) and the stop/close actions. A tapped
+ * What runs (the exact argv), what answered (serverInfo), the host profile whose limits apply,
+ * and the stop/close actions. A tapped
  * session (`tapped`: the host's traffic) has neither Stop nor Record: the tap refuses both (it
  * has its flight recorder instead), and its handshake is the host's.
  */
@@ -51,6 +54,16 @@ export function SessionHeader({
         ) : (
           <span className="muted">handshake…</span>
         )}
+        {info.hostProfile ? (
+          <span
+            className="host-chip"
+            data-testid="session-host-profile"
+            data-profile={info.hostProfile}
+            title={`Host profile (--host ${info.hostProfile}): ${profileSummary(info.hostProfile)}`}
+          >
+            as {hostProfile(info.hostProfile).name}
+          </span>
+        ) : null}
       </div>
       <code
         className="argv"

@@ -1,23 +1,20 @@
 /**
  * Run any stdio MCP server: command, args (one per line or shell-like, never through a shell),
- * cwd, env, reader mode and frame limit. The exact argv is shown before it runs.
+ * cwd, env, reader mode, frame limit and the host profile whose limits apply. The exact argv
+ * is shown before it runs.
  */
 import { type ReactElement, useState } from 'react';
-import {
-  OPTION_LIMITS,
-  READER_MODES,
-  type ReaderMode,
-  SESSION_DEFAULTS,
-} from '../../../shared/session-options';
+import type { HostProfileId } from '../../../shared/host-profiles';
+import { OPTION_LIMITS, READER_MODES, type ReaderMode } from '../../../shared/session-options';
 import { MIB } from '../../../shared/units';
 import { ErrorText } from '../../components/ErrorText';
 import { Segmented } from '../../components/Segmented';
 import { type ArgsMode, parseArgs } from './argv';
 import { CommandPreview } from './CommandPreview';
 import { ENV_NAME, type EnvRow, EnvRows } from './EnvRows';
+import { HostProfileSelect } from './HostProfileSelect';
+import { maxFrameMiBFor } from './host-profile-view';
 import { useStartSession } from './useStartSession';
-
-const DEFAULT_MAX_FRAME_MIB = String(SESSION_DEFAULTS.maxFrameBytes / MIB);
 
 export function CustomServerForm(): ReactElement {
   const [name, setName] = useState('');
@@ -27,7 +24,8 @@ export function CustomServerForm(): ReactElement {
   const [cwd, setCwd] = useState('');
   const [env, setEnv] = useState<EnvRow[]>([]);
   const [readerMode, setReaderMode] = useState<ReaderMode>('drain');
-  const [maxFrameMiB, setMaxFrameMiB] = useState(DEFAULT_MAX_FRAME_MIB);
+  const [maxFrameMiB, setMaxFrameMiB] = useState(() => maxFrameMiBFor(null));
+  const [hostProfile, setHostProfile] = useState<HostProfileId | null>(null);
   const start = useStartSession();
 
   const args = parseArgs(argsText, argsMode);
@@ -58,6 +56,7 @@ export function CustomServerForm(): ReactElement {
       },
       readerMode,
       maxFrameBytes,
+      ...(hostProfile ? { hostProfile } : {}),
     });
   };
 
@@ -151,6 +150,15 @@ export function CustomServerForm(): ReactElement {
           <span className="control-unit">MiB</span>
         </label>
       </div>
+      <HostProfileSelect
+        value={hostProfile}
+        testId="custom-host-profile"
+        onChange={(id) => {
+          setHostProfile(id);
+          // The profile's line cap is what it would apply: show it in the field it fills.
+          setMaxFrameMiB(maxFrameMiBFor(id));
+        }}
+      />
       <CommandPreview argv={argv} cwd={cwd.trim() || undefined} envNames={envNames} />
       <div className="form-actions">
         <span className="muted small-text">

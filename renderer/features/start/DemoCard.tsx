@@ -1,10 +1,15 @@
-/** One demo of the catalog: the lesson, knobs (editable, defaults), steps, expected findings. */
+/**
+ * One demo of the catalog: the lesson, knobs (editable, defaults), the host profile to run it
+ * under, steps, expected findings.
+ */
 import { type ReactElement, useState } from 'react';
 import type { DemoScenario } from '../../../shared/demo-catalog';
 import { FINDING_LEVELS } from '../../../shared/findings';
+import type { HostProfileId } from '../../../shared/host-profiles';
 import { ErrorText } from '../../components/ErrorText';
 import { formatBytes } from '../../components/format';
 import { formatArgv } from './argv';
+import { HostProfileSelect } from './HostProfileSelect';
 import { useStartSession } from './useStartSession';
 
 function knobHint(unit: string | undefined, value: string): string | null {
@@ -16,6 +21,7 @@ export function DemoCard({ demo }: { demo: DemoScenario }): ReactElement {
   const [knobs, setKnobs] = useState<Record<string, string>>(() =>
     Object.fromEntries(demo.knobs.map((k) => [k.name, k.default])),
   );
+  const [hostProfile, setHostProfile] = useState<HostProfileId | null>(null);
   const start = useStartSession();
   // Only knobs that differ from their defaults go on the command line.
   const changed = Object.fromEntries(
@@ -47,7 +53,8 @@ export function DemoCard({ demo }: { demo: DemoScenario }): ReactElement {
       )}
       <details>
         <summary>
-          Knobs ({demo.knobs.length}) · steps ({demo.steps.length})
+          Knobs ({demo.knobs.length}) · host profile{hostProfile ? ` (${hostProfile})` : ''} · steps
+          ({demo.steps.length})
         </summary>
         {demo.knobs.length > 0 ? (
           <div className="knobs">
@@ -68,6 +75,11 @@ export function DemoCard({ demo }: { demo: DemoScenario }): ReactElement {
             ))}
           </div>
         ) : null}
+        <HostProfileSelect
+          value={hostProfile}
+          onChange={setHostProfile}
+          testId={`demo-host-profile-${demo.id}`}
+        />
         <ol className="steps">
           {demo.steps.map((step) => (
             <li key={step}>{step}</li>
@@ -87,7 +99,12 @@ export function DemoCard({ demo }: { demo: DemoScenario }): ReactElement {
           className="primary"
           data-testid={`start-demo-${demo.id}`}
           disabled={start.pending}
-          onClick={() => void start.run({ demo: { id: demo.id, knobs: changed } })}
+          onClick={() =>
+            void start.run({
+              demo: { id: demo.id, knobs: changed },
+              ...(hostProfile ? { hostProfile } : {}),
+            })
+          }
         >
           {start.pending ? 'Starting…' : 'Start'}
         </button>
