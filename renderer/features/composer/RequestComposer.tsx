@@ -1,10 +1,15 @@
-/** Compose a request: pick a tool from tools/list, fill its arguments, send; or ping. */
+/**
+ * Compose a request: pick a tool from tools/list, fill its arguments, send; or ping. The answer
+ * of the last call made here is shown under the form (features/results CallAnswer).
+ */
 import './composer.css';
 import { type ReactElement, useCallback, useState } from 'react';
+import type { JsonRpcId } from '../../../shared/requests';
 import { ErrorText } from '../../components/ErrorText';
 import { Panel } from '../../components/Panel';
 import { useAsyncAction } from '../../components/useAsyncAction';
 import { useApp } from '../../store';
+import { CallAnswer } from '../results/CallAnswer';
 import type { SessionActions } from '../session/useSessionActions';
 import { type ArgsState, ArgumentsEditor } from './ArgumentsEditor';
 
@@ -19,6 +24,7 @@ export function RequestComposer({
   const running = useApp((s) => s.bySession[sessionId]?.info.state === 'running');
   const [toolName, setToolName] = useState<string | null>(null);
   const [args, setArgs] = useState<ArgsState>({ args: {} });
+  const [lastCall, setLastCall] = useState<JsonRpcId | null>(null);
   const send = useAsyncAction(actions.callTool);
   const ping = useAsyncAction(actions.ping);
   const onArgs = useCallback((state: ArgsState) => setArgs(state), []);
@@ -51,7 +57,10 @@ export function RequestComposer({
           className="composer"
           onSubmit={(e) => {
             e.preventDefault();
-            if (tool && 'args' in args) void send.run(tool.name, args.args);
+            if (!tool || !('args' in args)) return;
+            void send.run(tool.name, args.args).then((r) => {
+              if (r?.ok) setLastCall(r.value.requestId);
+            });
           }}
         >
           <label className="composer-tool">
@@ -86,6 +95,7 @@ export function RequestComposer({
           <ErrorText message={send.error ?? ping.error} />
         </form>
       )}
+      {lastCall !== null ? <CallAnswer sessionId={sessionId} requestId={lastCall} /> : null}
     </Panel>
   );
 }

@@ -64,7 +64,7 @@ export function auditLines(a: ResultAudit): AuditLine[] {
     lines.push({
       key: 'tokens',
       label: 'text',
-      value: `${formatBytes(a.textBytes)}, ${plural(a.textChars, 'character')}, ≈ ${formatCount(a.estimatedTokens)} tokens (estimated, 4 characters a token)`,
+      value: `${formatBytes(a.textBytes)}, ${plural(a.textChars, 'character')}, ≈ ${formatCount(a.estimatedTokens)} tokens (estimated: 4 characters a token)`,
     });
   } else {
     lines.push({
@@ -86,7 +86,7 @@ export function auditLines(a: ResultAudit): AuditLine[] {
       value:
         a.duplicatedBytes > 0
           ? `${formatBytes(a.duplicatedBytes)} of text also in structuredContent`
-          : 'no text duplicated in structuredContent',
+          : 'no',
       tone: a.duplicatedBytes > 0 ? 'warn' : undefined,
     });
     lines.push({
@@ -101,10 +101,7 @@ export function auditLines(a: ResultAudit): AuditLine[] {
     lines.push({
       key: 'incomplete',
       label: 'says incomplete',
-      value:
-        a.incomplete.length > 0
-          ? `yes: ${a.incomplete.join(', ')}`
-          : 'no (nothing in it says part was left out)',
+      value: a.incomplete.length > 0 ? `yes: ${a.incomplete.join(', ')}` : 'no',
       tone: a.incomplete.length > 0 ? 'info' : undefined,
     });
   }

@@ -13,6 +13,7 @@ import { CounterStrip } from '../counters/CounterStrip';
 import { FindingsPanel } from '../findings/FindingsPanel';
 import { ProcessPanel } from '../process/ProcessPanel';
 import { RequestsTable } from '../requests/RequestsTable';
+import { RequestDetail } from '../results/RequestDetail';
 import { useSessionShortcuts } from '../shortcuts/useSessionShortcuts';
 import { TapBanner } from '../tap/TapBanner';
 import { hostTap } from '../tap/tap-view';
@@ -65,6 +66,7 @@ export function SessionView({ sessionId }: { sessionId: string }): ReactElement 
             readOnly={readOnly}
             tapped={tapped}
           />
+          <RequestDetail sessionId={sessionId} />
           <ProcessPanel sessionId={sessionId} />
           <FramesSection sessionId={sessionId} />
         </div>
