@@ -75,6 +75,9 @@ export interface TapInfo {
   };
   tapPid: number;
   server: { command: string; args: string[]; cwd: string };
+  /** Which relay moves the bytes: `native` (Linux, splice: the host reads at pipe speed) or
+   *  `node` (the JavaScript relay, with why the native one is not used). */
+  relay?: { kind: 'native' | 'node'; reason: string | null };
   /** Set on a session the tap started to replay one of the host's requests: a fresh server
    *  of its own whose traffic is Pipescope's (its calls all pass), not the host's. */
   replay?: boolean;
