@@ -89,8 +89,10 @@ export function RetryDialog({
           </button>
         </header>
         <p className="muted small-text retry-note">
-          The new server takes this session’s place: its tab and its name. Environment values stay
-          on the host: leave a variable empty to keep it.
+          The new server takes this session’s place: its tab and its name.
+          {config && 'server' in config && config.server.envNames.length > 0
+            ? ' Environment values stay on the host: leave a variable empty to keep it.'
+            : null}
         </p>
         <ErrorText message={error} />
         {config === null ? (
