@@ -4,6 +4,7 @@
  * stay on the host), that runs `session:restart` with the edit, so the new server takes the
  * session's place, its tab and its name. Closes on Escape, the ×, or once it started.
  */
+import './sessions.css';
 import { type ReactElement, useEffect, useState } from 'react';
 import type {
   SessionConfigView,

@@ -3,6 +3,7 @@
  * load or a new window finds the ones already there. Each with what became of it and its
  * age, a click to open it, a close; and Close stopped. Shown only when there are sessions.
  */
+import './sessions.css';
 import type { ReactElement } from 'react';
 import { formatAge } from '../../components/format';
 import { Panel } from '../../components/Panel';
