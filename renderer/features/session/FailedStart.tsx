@@ -22,6 +22,7 @@ export function FailedStart({
   onShowDashboard(): void;
 }): ReactElement | null {
   const [editing, setEditing] = useState(false);
+  const [retrying, setRetrying] = useState(false);
   const info = useApp((s) => s.bySession[sessionId]?.info);
   const stderr = useApp((s) => s.bySession[sessionId]?.stderr ?? '');
   if (!info) return null;
@@ -97,7 +98,15 @@ export function FailedStart({
         >
           Edit & retry…
         </button>
-        <button type="button" data-testid="retry" onClick={() => void actions.restart()}>
+        <button
+          type="button"
+          data-testid="retry"
+          disabled={retrying}
+          onClick={() => {
+            setRetrying(true);
+            void actions.restart().finally(() => setRetrying(false));
+          }}
+        >
           Retry
         </button>
         <button type="button" data-testid="close-failed" onClick={() => void actions.close()}>

@@ -32,6 +32,8 @@ export function SessionHeader({
     return tapped && data ? hostHandshake(data) : null;
   });
   const [editing, setEditing] = useState(false);
+  // One restart per click: the view moves to the new session once the host answers.
+  const [restarting, setRestarting] = useState(false);
   if (!info) return null;
   const live = info.state === 'running' || info.state === 'starting';
   const ended = isEnded(info.state);
@@ -101,7 +103,11 @@ export function SessionHeader({
                 className="small primary"
                 data-testid="restart-session"
                 title="Start the same server again, with the same config, in this tab"
-                onClick={() => void actions.restart()}
+                disabled={restarting}
+                onClick={() => {
+                  setRestarting(true);
+                  void actions.restart().finally(() => setRestarting(false));
+                }}
               >
                 Restart
               </button>
