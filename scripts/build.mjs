@@ -40,7 +40,7 @@ const STEPS = [
   },
   {
     name: 'renderer',
-    inputs: ['renderer', 'shared', 'vite.config.ts', 'tsconfig.renderer.json'],
+    inputs: ['renderer', 'shared', 'assets/icon.svg', 'vite.config.ts', 'tsconfig.renderer.json'],
     outputs: ['dist/renderer/index.html', 'dist/renderer/assets'],
     run: [bin('vite'), ['build', '--logLevel', 'warn']],
   },
