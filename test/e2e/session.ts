@@ -29,12 +29,14 @@ export async function pollUntil<T>(
 
 /** Ids of the open session tabs, in tab order. */
 export async function sessionIds(page: Page): Promise<string[]> {
-  const ids: string[] = [];
-  for (const tab of await page.locator('nav.tabs > [data-testid^="tab-"]').all()) {
-    const testId = await tab.getAttribute('data-testid');
-    if (testId && testId !== 'tab-start') ids.push(testId.slice('tab-'.length));
-  }
-  return ids;
+  // One read of all of them: a tab asked for one at a time may close in between, and a locator
+  // whose element is gone waits for it (30 s).
+  const testIds = await page
+    .locator('nav.tabs > [data-testid^="tab-"]')
+    .evaluateAll((tabs) => tabs.map((t) => t.getAttribute('data-testid')));
+  return testIds
+    .filter((t): t is string => t !== null && t !== 'tab-start')
+    .map((t) => t.slice('tab-'.length));
 }
 
 /**
