@@ -19,6 +19,8 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_CATALOG } from '../../electron/demo-servers/catalog.js';
 import { IPC_CHANNELS } from '../../shared/bridge-protocol.js';
 import type { HostApi } from '../../shared/host-api.js';
+import type { Result } from '../../shared/result.js';
+import type { SessionInfo } from '../../shared/session-info.js';
 import { running } from '../fixtures/processes.js';
 import {
   type AsarEntry,
@@ -317,6 +319,7 @@ describe('the packed app runs (under the Electron double)', () => {
     const bridge = page.mainWorld.pipescope as HostApi;
     const started = await bridge.invoke('session:start', { demo: { id: 'healthy' } });
     if (!started.ok) throw new Error(started.error.message);
+    expect(started.value.startError).toBeNull();
     const pid = started.value.pid ?? 0;
     const argv = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
     expect(argv[1]).toBe(path.join(app, 'app.asar.unpacked/dist/electron/demo-servers/healthy.js'));
@@ -334,5 +337,29 @@ describe('the packed app runs (under the Electron double)', () => {
     expect(await shell.waitForExit(20_000)).toEqual({ code: 0, signal: null });
     expect(running(pid)).toBe(false);
     expect(shell.errors).toEqual([]);
+  });
+
+  it('a broken install (no worker in app.asar.unpacked) fails the start with its reason, and quits', async () => {
+    const app = extractInstall(resources, path.join(scratch, 'install-broken'));
+    rmSync(path.join(app, 'app.asar.unpacked/dist/electron/worker/entry.js'));
+    const shell = await startShell({
+      main: path.join(app, 'app.asar/dist/electron/main/main.js'),
+      appPath: path.join(app, 'app.asar'),
+      packaged: true,
+    });
+    const answer = shell.invoke(IPC_CHANNELS.invoke, [
+      'session:start',
+      { demo: { id: 'healthy' } },
+    ]);
+    const late = new Promise((_, reject) =>
+      setTimeout(() => reject(new Error('session:start did not answer in 15 s')), 15_000).unref(),
+    );
+    const r = (await Promise.race([answer, late])) as Result<SessionInfo>;
+    expect(r.ok && r.value.state).toBe('failed');
+    expect(r.ok && r.value.startError).toMatch(
+      /transport worker failed: Cannot find module .*app\.asar\.unpacked/,
+    );
+    await shell.command('menu-click', { role: 'quit' });
+    expect(await shell.waitForExit(20_000)).toEqual({ code: 0, signal: null });
   });
 });
