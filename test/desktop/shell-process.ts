@@ -309,6 +309,7 @@ export async function startShell(options: ShellOptions = {}): Promise<ShellProce
   await shell.waitForState(
     (s) => s.contents.some((c) => c.url.startsWith('app://')),
     'the window to load its page',
+    20_000,
   );
   return shell;
 }

@@ -6,7 +6,8 @@
  * shell-ipc.test.ts. What a double cannot show (rendering, native menus, the file dialogs) needs
  * the real Electron: README "Troubleshooting".
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -229,7 +230,7 @@ describe('one instance', () => {
     await first.command('minimize');
     const before = (await first.state()).calls.length;
     const second = new ShellProcess({ userData: first.userData });
-    expect(await second.waitForExit()).toEqual({ code: 0, signal: null });
+    expect(await second.waitForExit(30_000)).toEqual({ code: 0, signal: null });
     const s2 = second.finalState;
     expect(s2?.calls.map((c) => c.api)).toContain('app.requestSingleInstanceLock');
     expect(s2?.windows, 'the second instance opens no window').toEqual([]);
@@ -287,6 +288,50 @@ describe('quitting stops every session: no server process is left', () => {
     // The guard held the first quit, stopped the sessions, then quit again for real.
     expect(calls.filter((a) => a === 'app.quit').length).toBeGreaterThanOrEqual(2);
     expect(shell.finalState?.errors).toEqual([]);
+    expect(shell.finalState?.unknown).toEqual([]);
+    expect(shell.finalState?.misuse).toEqual([]);
     expect(shell.errors).toEqual([]);
+  });
+});
+
+describe('the double itself', () => {
+  let dir = '';
+  afterEach(() => {
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+  const shellOf = (source: string) => {
+    dir = mkdtempSync(path.join(tmpdir(), 'pipescope-double-'));
+    writeFileSync(path.join(dir, 'package.json'), '{"type":"module"}');
+    writeFileSync(path.join(dir, 'main.js'), source);
+    return new ShellProcess({ main: path.join(dir, 'main.js'), appPath: dir });
+  };
+
+  it('records and throws on a member it does not implement, even one the shell swallows', async () => {
+    const shell = shellOf(
+      [
+        "import { app, BrowserWindow } from 'electron';",
+        'app.whenReady().then(() => {',
+        '  try { app.setBadgeCount(1); } catch {}',
+        '  const w = new BrowserWindow({ show: false });',
+        '  w.webContents.openDevTools();',
+        '});',
+      ].join('\n'),
+    );
+    const s = await shell.waitForState((st) => st.errors.length > 0, 'the unhandled rejection');
+    expect(s.unknown).toEqual(['app.setBadgeCount', 'webContents#1.openDevTools']);
+    expect(s.errors[0]).toContain('webContents#1.openDevTools is not implemented');
+  });
+
+  it('fails to load a shell that imports what it does not provide, or breaks an Electron rule', async () => {
+    const missing = shellOf(
+      "import { autoUpdater } from 'electron';\nautoUpdater.checkForUpdates();",
+    );
+    expect((await missing.waitForExit()).code).toBe(70);
+    expect(missing.errors.join('\n')).toMatch(/does not provide an export named 'autoUpdater'/);
+    const late = shellOf(
+      "import { app, protocol } from 'electron';\napp.whenReady().then(() => protocol.registerSchemesAsPrivileged([]));",
+    );
+    const s = await late.waitForState((st) => st.misuse.length > 0, 'the misuse');
+    expect(s.misuse).toEqual(['registerSchemesAsPrivileged must be called before ready']);
   });
 });
