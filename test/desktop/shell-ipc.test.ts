@@ -28,19 +28,23 @@ let bridge: HostApi;
 let scratch: string;
 
 beforeEach(async () => {
+  scratch = mkdtempSync(path.join(tmpdir(), 'pipescope-ipc-'));
   shell = await startShell();
   const s = await shell.state();
   // The page runs the preload its window names (a wrong path fails here, as in Electron).
   page = runPreload(String(s.windows[0].options.webPreferences.preload), shell);
   bridge = page.mainWorld.pipescope as HostApi;
-  scratch = mkdtempSync(path.join(tmpdir(), 'pipescope-ipc-'));
 });
 
 afterEach(async () => {
-  page?.dispose();
-  const s = shell.running ? await shell.state() : shell.finalState;
-  await disposeAll();
-  rmSync(scratch, { recursive: true, force: true });
+  let s: Awaited<ReturnType<ShellProcess['state']>> | null = null;
+  try {
+    page?.dispose();
+    s = shell.running ? await shell.state() : shell.finalState;
+  } finally {
+    await disposeAll();
+    rmSync(scratch, { recursive: true, force: true });
+  }
   expect(s?.unknown, 'Electron members the double does not implement').toEqual([]);
   expect(s?.misuse, 'Electron rules broken').toEqual([]);
   expect(page.unknown, 'electron members the preload asked for').toEqual([]);

@@ -13,7 +13,10 @@ import { electronEvent, state, strict } from './state.mjs';
 import { closeWindow, createContents } from './windows.mjs';
 
 const mainFile = process.argv[2];
-const send = (message, done) => process.send?.(message, done);
+const send = (message, done) => {
+  if (process.connected) process.send?.(message, done);
+  else done?.();
+};
 
 process.on('uncaughtException', (e) => {
   state.errors.push(`uncaught: ${e?.stack ?? e}`);
@@ -29,9 +32,7 @@ process.on('unhandledRejection', (e) => {
 state.hooks.send = (contents, channel, args) => send({ event: 'send', contents, channel, args });
 state.hooks.exit = (code) => {
   // The last state goes with the news: the process is gone once the test hears it.
-  if (process.send)
-    process.send({ event: 'exit', code, state: summary() }, () => process.exit(code));
-  else process.exit(code);
+  send({ event: 'exit', code, state: summary() }, () => process.exit(code));
 };
 
 function contentsOf(id) {
@@ -239,6 +240,13 @@ const COMMANDS = {
   quit: () => emitQuitRole(),
   activate: () => emitAppEvent('activate', false),
 };
+
+// The test process went away (its worker ended mid-test): quit as the user would, so the
+// sessions stop through the ladder, and never outlive it by more than 15 s.
+process.on('disconnect', () => {
+  setTimeout(() => process.exit(71), 15_000).unref();
+  void emitQuitRole();
+});
 
 process.on('message', async (message) => {
   const { id, op, args } = message;
