@@ -295,12 +295,13 @@ describe('quitting stops every session: no server process is left', () => {
 });
 
 describe('the double itself', () => {
-  let dir = '';
+  const dirs: string[] = [];
   afterEach(() => {
-    if (dir) rmSync(dir, { recursive: true, force: true });
+    for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
   });
   const shellOf = (source: string) => {
-    dir = mkdtempSync(path.join(tmpdir(), 'pipescope-double-'));
+    const dir = mkdtempSync(path.join(tmpdir(), 'pipescope-double-'));
+    dirs.push(dir);
     writeFileSync(path.join(dir, 'package.json'), '{"type":"module"}');
     writeFileSync(path.join(dir, 'main.js'), source);
     return new ShellProcess({ main: path.join(dir, 'main.js'), appPath: dir });
