@@ -2,7 +2,8 @@ import { defineConfig } from 'vitest/config';
 
 // Projects: `unit` (pure, beside the source), `integration` (real processes through the
 // built engine in dist/, so `npm test` builds first), `integration-alone` (the same, one file
-// at a time) and `e2e` (Chromium against browser mode).
+// at a time), `e2e` (Chromium against browser mode) and `desktop` (the Electron shell under a
+// double, and the installer packed against a stand-in Electron: test/desktop/).
 const ALONE = [
   'test/integration/process-evidence.test.ts',
   'test/integration/demo-scenarios.test.ts',
@@ -66,6 +67,20 @@ export default defineConfig({
           maxWorkers: 1,
           fileParallelism: false,
           sequence: { groupOrder: 3 },
+        },
+      },
+      {
+        test: {
+          name: 'desktop',
+          include: ['test/desktop/**/*.test.ts'],
+          environment: 'node',
+          testTimeout: 60_000,
+          // The package test packs the app once (electron-builder, ~20-40 s) in its beforeAll.
+          hookTimeout: 240_000,
+          // Shells with real sessions, and a pack that takes both cores: one file at a time.
+          maxWorkers: 1,
+          fileParallelism: false,
+          sequence: { groupOrder: 4 },
         },
       },
     ],

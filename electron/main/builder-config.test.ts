@@ -1,6 +1,6 @@
 /**
- * electron-builder cannot run here (it downloads Electron), so the packaging config is checked
- * the way electron-builder itself would read it — its own loader (YAML) and JSON schema — plus
+ * The packaging config, checked without packing (test/desktop/package.test.ts packs for real)
+ * the way electron-builder itself reads it — its own loader (YAML) and JSON schema — plus
  * what the schema cannot know: targets, fuses, entitlements, icons, and that every file the demo
  * servers and the transport worker import at run time is unpacked from the asar archive.
  */

@@ -159,12 +159,20 @@ export class Session extends EventEmitter<SessionEvents> {
         this.evidence.start(pid);
         resolve();
       });
-      this.transport.once('spawn-error', (e) => {
+      const fail = (e: { code: string; message: string }): void => {
         this.spawnError = e;
         this.setState('failed');
         reject(new SessionError(e.code, spawnErrorMessage(this.config.command, e)));
+      };
+      this.transport.once('spawn-error', (e) => {
+        fail(e);
         // Release the worker and the tick timer: a failed start owns nothing afterwards.
         void this.stop();
+      });
+      // A worker that dies before it spawns (its entry missing from app.asar.unpacked, a crash
+      // as it loads) fails the start with its reason; wireTransport's `fatal` stops the rest.
+      this.transport.once('fatal', (message) => {
+        if (this.pid === null && !this.spawnError) fail({ code: 'EWORKER', message });
       });
     });
     this.started.catch(() => {});
