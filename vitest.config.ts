@@ -19,6 +19,9 @@ export default defineConfig({
       {
         test: {
           name: 'unit',
+          // Some unit tests do real work (a 25 MiB redaction, a schema validation, property
+          // runs): generous on a loaded 2-core box, where 5 s (the default) was seen to pass.
+          testTimeout: 20_000,
           include: [
             'electron/**/*.test.ts',
             'shared/**/*.test.ts',

@@ -136,8 +136,9 @@ describe('large and nested texts', () => {
     const parsed = JSON.parse(out) as { result: { text: string } };
     const back = JSON.parse(parsed.result.text) as { auth: { apiKey: string; url: string } };
     expect(back.auth).toEqual({ apiKey: '***', url: 'https://x/?token=***' });
-    expect(ms).toBeLessThan(5000);
-  });
+    // Generous for a loaded 2-core box (~1 s alone); a quadratic pass takes minutes.
+    expect(ms).toBeLessThan(30_000);
+  }, 60_000);
 
   it('a chain of assignments does not recurse', () => {
     const chain = `${'a='.repeat(200_000)}token=CANARY`;
