@@ -200,6 +200,12 @@ describe.runIf(chromiumAvailable())('states that tell the truth', () => {
     const first = await lastByteMs(page);
     await expect.poll(() => lastByteMs(page), { timeout: SOON }).toBeGreaterThan(first + 1500);
     expect(await page.getByTestId('counter-stdout-rate').textContent()).toBe('0 B/s');
+    // The process panel keeps its last sample (one every 500 ms while it ran), said to be from
+    // before the end.
+    expect(await page.getByTestId('process-state').getAttribute('data-state')).toBe('ended');
+    expect(await page.getByTestId('process-summary').textContent()).toContain(
+      'before the server ended',
+    );
     await shoot(page, 'crashed-restart', async () => {
       await page.evaluate("document.querySelector('main').scrollTop = 0");
     });

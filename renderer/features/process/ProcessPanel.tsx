@@ -7,7 +7,7 @@
  */
 import './process.css';
 import { type ReactElement, useMemo } from 'react';
-import { PROCESS_HISTORY_SAMPLES } from '../../../shared/session-info';
+import { isEnded, PROCESS_HISTORY_SAMPLES } from '../../../shared/session-info';
 import { formatClock, formatCount } from '../../components/format';
 import { Panel } from '../../components/Panel';
 import { useApp } from '../../store';
@@ -22,6 +22,11 @@ export function ProcessPanel({ sessionId }: { sessionId: string }): ReactElement
   const available = useApp((s) => s.bySession[sessionId]?.info.process?.available ?? false);
   const reason = useApp((s) => s.bySession[sessionId]?.info.process?.reason);
   const isTrace = useApp((s) => s.bySession[sessionId]?.info.trace != null);
+  // A live session whose server is over: its last sample is history, not what it does now.
+  const ended = useApp((s) => {
+    const info = s.bySession[sessionId]?.info;
+    return info !== undefined && info.trace == null && isEnded(info.state);
+  });
   const sample = useApp((s) => s.bySession[sessionId]?.process ?? null);
   const history = useApp((s) => s.bySession[sessionId]?.processHistory ?? NO_PROCESS_HISTORY);
   const findings = useApp((s) => s.bySession[sessionId]?.findings ?? EMPTY);
@@ -29,7 +34,7 @@ export function ProcessPanel({ sessionId }: { sessionId: string }): ReactElement
   const rows = rowsOf(sample, findings);
   if (!known) return null;
   const notHere = sample ? null : unavailableText({ available, reason }, isTrace);
-  const state = notHere ? 'unavailable' : sample ? 'sampled' : 'waiting';
+  const state = notHere ? 'unavailable' : sample ? (ended ? 'ended' : 'sampled') : 'waiting';
   const evidence = rows.filter((r) => r.evidenceLevel !== null).length;
   return (
     <Panel
@@ -46,7 +51,9 @@ export function ProcessPanel({ sessionId }: { sessionId: string }): ReactElement
           {sample
             ? `${formatCount(rows.length)} process${rows.length === 1 ? '' : 'es'}` +
               `${sample.omitted > 0 ? ` (+${formatCount(sample.omitted)} not sampled)` : ''}` +
-              ` · sample at ${formatClock(sample.t)}`
+              (ended
+                ? ` · last sample at ${formatClock(sample.t)}, before the server ended`
+                : ` · sample at ${formatClock(sample.t)}`)
             : state === 'unavailable'
               ? 'not sampled'
               : 'no sample yet'}
