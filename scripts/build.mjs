@@ -32,8 +32,15 @@ const STEPS = [
     run: ['npm', ['run', 'build:wasm', '--silent']],
   },
   {
+    // Optional: without a C compiler the tap relays in JavaScript (the script says so).
+    name: 'native relay',
+    inputs: ['electron/tap/native', 'scripts/build-native.mjs'],
+    outputs: ['dist/electron/tap/pipescope-relay.json'],
+    run: [process.execPath, ['scripts/build-native.mjs']],
+  },
+  {
     name: 'renderer',
-    inputs: ['renderer', 'shared', 'vite.config.ts', 'tsconfig.renderer.json'],
+    inputs: ['renderer', 'shared', 'assets/icon.svg', 'vite.config.ts', 'tsconfig.renderer.json'],
     outputs: ['dist/renderer/index.html', 'dist/renderer/assets'],
     run: [bin('vite'), ['build', '--logLevel', 'warn']],
   },

@@ -125,12 +125,54 @@ export const startSessionSchema = z.union([
 ]);
 export type StartSessionRequest = z.input<typeof startSessionSchema>;
 
+const startOptionsSchema = z.object(sessionOptions);
+/** The options of a start request besides what to run (reader mode, limits, host profile…). */
+export type StartOptions = z.output<typeof startOptionsSchema>;
+
+/**
+ * A live session's start config as `session:config` answers it (what Edit & retry prefills):
+ * the request it was started with, except that environment values stay on the host (only
+ * their names come back; `session:restart`'s `keepEnv` names the ones to keep).
+ */
+export type SessionConfigView = StartOptions &
+  (
+    | { demo: { id: string; knobs: Record<string, string> } }
+    | {
+        server: {
+          name?: string;
+          command: string;
+          args: string[];
+          cwd?: string;
+          envNames: string[];
+        };
+      }
+  );
+
+/** Most sessions one `session:close-many` closes. */
+export const MAX_CLOSE_MANY = 500;
+
 export const HOST_CHANNELS = {
   'demo:list': z.object({}),
   'session:list': z.object({}),
   'session:start': startSessionSchema,
   'session:stop': z.object({ sessionId }),
   'session:close': z.object({ sessionId }),
+  /** Closes several sessions at once (Close others, Close stopped); `onlyEnded`: keep any whose
+   *  server still runs (a list the renderer built may be a moment old). */
+  'session:close-many': z.object({
+    sessionIds: z.array(sessionId).min(1).max(MAX_CLOSE_MANY),
+    onlyEnded: z.boolean().optional(),
+  }),
+  /** The start config of a live session, environment values left out (Edit & retry). */
+  'session:config': z.object({ sessionId }),
+  /** Starts a live session's config again in its place (same tab, same name), stopping it
+   *  first if it still runs; `start` replaces the config (Edit & retry), and the values of the
+   *  variables named in `keepEnv` come from the old config (the renderer never had them). */
+  'session:restart': z.object({
+    sessionId,
+    start: startSessionSchema.optional(),
+    keepEnv: z.array(z.string().max(256)).max(1000).optional(),
+  }),
   'session:recover': z.object({ sessionId }),
   'session:set-reader-mode': z.object({ sessionId, mode: z.enum(READER_MODES) }),
   'session:set-consumer-delay': z.object({
@@ -210,6 +252,9 @@ export interface ChannelResponses {
   'session:start': SessionInfo;
   'session:stop': null;
   'session:close': null;
+  'session:close-many': { closed: string[]; kept: string[] };
+  'session:config': SessionConfigView;
+  'session:restart': SessionInfo;
   'session:recover': RecoveryInfo;
   'session:set-reader-mode': null;
   'session:set-consumer-delay': null;

@@ -14,6 +14,22 @@ import type { Budgets, OverloadPolicy, OversizePolicy, ReaderMode } from './sess
 
 export type SessionState = 'starting' | 'running' | 'stopping' | 'stopped' | 'failed';
 
+/**
+ * How a live session ended, once it has: who ended it and when (epoch ms). `server`: the
+ * server exited on its own (or never started); `user`: a person pressed Stop or Close;
+ * `pipescope`: the host ended it (a terminate policy, the worker failing). The exit itself
+ * (code or signal) is SessionInfo.exit.
+ */
+export interface SessionEnd {
+  by: 'server' | 'user' | 'pipescope';
+  at: number;
+}
+
+/** Whether a session's server is over (stopped, or never started). */
+export function isEnded(state: SessionState): boolean {
+  return state === 'stopped' || state === 'failed';
+}
+
 export interface ToolInfo {
   name: string;
   title?: string;
@@ -34,6 +50,10 @@ export interface SessionInfo {
   state: SessionState;
   exit: { code: number | null; signal: string | null } | null;
   startError: string | null;
+  /** The code behind startError: ENOENT, EACCES, ENOCWD (the working folder is missing), … */
+  startErrorCode?: string | null;
+  /** Set once a live session ended (null or absent while it runs, and for traces and taps). */
+  end?: SessionEnd | null;
   /** What the handshake learned (null until initialize completed). */
   serverInfo: { name: string; version: string; protocolVersion: string } | null;
   handshakeError: string | null;
@@ -75,6 +95,9 @@ export interface TapInfo {
   };
   tapPid: number;
   server: { command: string; args: string[]; cwd: string };
+  /** Which relay moves the bytes: `native` (Linux, splice: the host reads at pipe speed) or
+   *  `node` (the JavaScript relay, with why the native one is not used). */
+  relay?: { kind: 'native' | 'node'; reason: string | null };
   /** Set on a session the tap started to replay one of the host's requests: a fresh server
    *  of its own whose traffic is Pipescope's (its calls all pass), not the host's. */
   replay?: boolean;

@@ -25,6 +25,8 @@ export class HostReadMeter {
   /** Start of the line being read and when its first byte came (null: at a line boundary). */
   private lineStart = 0;
   private lineFirstAt: number | null = null;
+  /** Bytes were skipped (never seen): the line they were in is not known until its newline. */
+  private lost = false;
   private readonly waiting: { offset: number; end: number; firstByteAt: number }[] = [];
 
   constructor(
@@ -44,12 +46,22 @@ export class HostReadMeter {
       const nl = chunk.indexOf(0x0a, from);
       if (nl === -1) break;
       const end = base + nl + 1;
-      if (end - this.lineStart >= this.minBytes && this.waiting.length < MAX_WAITING)
+      if (!this.lost && end - this.lineStart >= this.minBytes && this.waiting.length < MAX_WAITING)
         this.waiting.push({ offset: this.lineStart, end, firstByteAt: this.lineFirstAt });
+      this.lost = false;
       this.lineFirstAt = null;
       from = nl + 1;
     }
     this.readOffset = base + chunk.length;
+  }
+
+  /** `bytes` of the stream that were relayed but never seen here (the native relay's gap): the
+   *  line they fall in is not timed. */
+  skip(bytes: number): void {
+    if (bytes <= 0) return;
+    this.readOffset += bytes;
+    this.lost = true;
+    this.lineFirstAt = null;
   }
 
   /** `bytes` more were taken by the host's pipe at `t` (in order). */

@@ -9,12 +9,54 @@
  * the flight recorder out. The tap exits as the server did: its code, or its signal re-raised.
  * Nothing the tap says goes to stdout, ever: its own lines go to stderr, prefixed.
  */
-import { readFileSync } from 'node:fs';
-import { constants } from 'node:os';
+
+import type { ChildProcess } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
+import { constants, setPriority } from 'node:os';
+import { isatty } from 'node:tty';
 import { Worker } from 'node:worker_threads';
 import type { ObserverToRelay, RelayToObserver, ToRelay } from '../wire/tap-protocol.js';
+import { NativeRelay, nativeRelayUnavailable } from './native-relay.js';
 import type { ObserverConfig } from './observer-config.js';
 import { Relay, type RelayEnd } from './relay.js';
+import type { Tee } from './tee.js';
+
+/** The tap's own threads' nice value (observer.ts says why this one). */
+const TAP_NICE = 10;
+
+/** Every thread of this process at TAP_NICE (Linux: nice is per thread; threads started later
+ *  inherit it from the thread that starts them). The server and the native relay, started
+ *  before, keep the host's priority. */
+function lowerPriority(): void {
+  if (process.platform !== 'linux') return;
+  try {
+    for (const tid of readdirSync('/proc/self/task')) setPriority(Number(tid), TAP_NICE);
+  } catch {
+    // not permitted: it runs at the host's priority
+  }
+}
+
+/** What the tap's entry and observer need of a relay, native or Node. */
+interface TapRelay {
+  readonly child: ChildProcess;
+  readonly stdoutTee: Tee;
+  readonly stderrTee: Tee;
+  readonly stdinTee: Tee;
+  readonly done: Promise<RelayEnd>;
+  onWorkerMessage(msg: ToRelay): void;
+  onFirstOutput(fn: () => void): void;
+}
+
+type RelayKind = ObserverConfig['relay'];
+
+/** The native relay where it can run; else the Node relay, and why. A terminal cannot take
+ *  splice(2): a tap run by hand in one relays in JavaScript. */
+function chooseRelay(command: string, args: string[], now: () => number): [TapRelay, RelayKind] {
+  const why =
+    nativeRelayUnavailable() ?? (isatty(1) || isatty(2) ? 'stdout or stderr is a terminal' : null);
+  if (why === null) return [new NativeRelay(command, args, now), { kind: 'native', reason: null }];
+  return [new Relay(command, args, process, now), { kind: 'node', reason: why }];
+}
 
 /** How long the observer gets to finish its files after the server is gone. */
 const OBSERVER_FINISH_MS = 3000;
@@ -89,12 +131,17 @@ export async function runTap(argv: string[]): Promise<void> {
   }
   const startedAtEpochMs = performance.timeOrigin + performance.now();
   const now = (): number => performance.timeOrigin + performance.now() - startedAtEpochMs;
-  const relay = new Relay(parsed.command, parsed.args, process, now);
+  const [relay, relayKind] = chooseRelay(parsed.command, parsed.args, now);
+  // With the native relay nothing on this process's threads is on the bytes' way: all of them
+  // (the copies' reader, the observer and what it starts) give way to the host and the server.
+  // The Node relay's thread is the relay: there only the observer lowers itself (observer.ts).
+  if (relayKind.kind === 'native') lowerPriority();
   // The observer loads the engine (~150 ms of CPU): not while the server itself starts. Its
   // copies wait in the tees meanwhile (bounded), each with the time it was relayed.
   let observer: ObserverHandle | null | undefined;
   const observe = (): ObserverHandle | null => {
-    if (observer === undefined) observer = startObserver(parsed, relay, startedAtEpochMs);
+    if (observer === undefined)
+      observer = startObserver(parsed, relay, relayKind, startedAtEpochMs);
     return observer;
   };
   for (const sig of FORWARDED) {
@@ -104,7 +151,7 @@ export async function runTap(argv: string[]): Promise<void> {
       observe()?.post({ type: 'host-signal', signal: sig });
     });
   }
-  relay.child.stdout?.once('data', () => setImmediate(observe));
+  relay.onFirstOutput(observe);
   const deferred = setTimeout(observe, OBSERVER_AFTER_MS);
   process.on('SIGUSR2', () => observe()?.post({ type: 'dump', reason: 'SIGUSR2' }));
   const end = await relay.done;
@@ -119,7 +166,12 @@ interface ObserverHandle {
   finish(): Promise<void>;
 }
 
-function startObserver(a: TapArgs, relay: Relay, startedAtEpochMs: number): ObserverHandle | null {
+function startObserver(
+  a: TapArgs,
+  relay: TapRelay,
+  relayKind: RelayKind,
+  startedAtEpochMs: number,
+): ObserverHandle | null {
   const cfg: ObserverConfig = {
     command: a.command,
     args: a.args,
@@ -129,6 +181,7 @@ function startObserver(a: TapArgs, relay: Relay, startedAtEpochMs: number): Obse
     tapPid: process.pid,
     tracePath: a.trace,
     publish: a.publish,
+    relay: relayKind,
     startedAtEpochMs,
   };
   let worker: Worker;

@@ -10,6 +10,8 @@ export interface ObserverConfig {
   tapPid: number;
   tracePath: string | null;
   publish: boolean;
+  /** Which relay moves the bytes (TapInfo.relay). */
+  relay: { kind: 'native' | 'node'; reason: string | null };
   /** Epoch ms the relay's clock counts from (both threads share it). */
   startedAtEpochMs: number;
 }

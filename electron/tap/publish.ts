@@ -293,6 +293,7 @@ function tappedInfo(session: Session, cfg: ObserverConfig): SessionInfo {
       host: cfg.host,
       tapPid: cfg.tapPid,
       server: { command: cfg.command, args: cfg.args, cwd: cfg.cwd },
+      relay: cfg.relay,
     },
   };
 }

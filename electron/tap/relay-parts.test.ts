@@ -90,6 +90,16 @@ describe('HostReadMeter', () => {
     m.written(7, 9);
     expect(reads).toEqual([{ offset: 6, bytes: 17, firstByteAt: 1, deliveredAt: 9 }]);
   });
+
+  it('does not time a line part of which it never saw (skip), and finds the next one', () => {
+    const reads: HostRead[] = [];
+    const m = new HostReadMeter(10, (r) => reads.push(r));
+    m.read(Buffer.from('0123456789'), 1); // a large line begins
+    m.skip(20); // its middle was relayed unseen
+    m.read(Buffer.from('tail\nabcdefghijk\n'), 2); // its end, then a whole large line
+    m.written(10 + 20 + 5 + 12, 5);
+    expect(reads).toEqual([{ offset: 35, bytes: 12, firstByteAt: 2, deliveredAt: 5 }]);
+  });
 });
 
 describe('Tee', () => {

@@ -130,6 +130,11 @@ export class Relay {
     this.wire();
   }
 
+  /** `fn` once the server's first output arrived (the observer may load then). */
+  onFirstOutput(fn: () => void): void {
+    (this.child.stdout as Readable).once('data', () => setImmediate(fn));
+  }
+
   private wire(): void {
     const { child, io } = this;
     child.once('spawn', () => {

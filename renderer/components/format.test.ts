@@ -1,5 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { formatBytes, formatClock, formatCount, formatMs, formatRate } from './format';
+import {
+  formatAge,
+  formatBytes,
+  formatClock,
+  formatCount,
+  formatMs,
+  formatRate,
+  plural,
+} from './format';
 
 describe('formatBytes', () => {
   it.each([
@@ -47,5 +55,31 @@ describe('formatCount and formatClock', () => {
     expect(formatCount(1_234_567)).toBe('1,234,567');
     expect(formatCount(undefined)).toBe('—');
     expect(formatClock(12_345)).toBe('12.345 s');
+  });
+});
+
+describe('plural', () => {
+  it('is singular for exactly one', () => {
+    expect(plural(1, 'line')).toBe('1 line');
+    expect(plural(0, 'line')).toBe('0 lines');
+    expect(plural(2, 'line')).toBe('2 lines');
+    expect(plural(1234, 'frame')).toBe('1,234 frames');
+    expect(plural(1, 'process', 'processes')).toBe('1 process');
+    expect(plural(3, 'process', 'processes')).toBe('3 processes');
+  });
+});
+
+describe('formatAge', () => {
+  it.each([
+    [0, 'just now'],
+    [999, 'just now'],
+    [12_400, '12 s'],
+    [59_999, '59 s'],
+    [60_000, '1 min'],
+    [3 * 3600_000 + 5 * 60_000, '3 h 05 min'],
+    [50 * 3600_000, '2 d'],
+    [Number.NaN, 'just now'],
+  ])('%d ms → %s', (ms, text) => {
+    expect(formatAge(ms)).toBe(text);
   });
 });

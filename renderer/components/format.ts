@@ -55,3 +55,20 @@ export function formatCount(n: number | null | undefined): string {
 export function formatClock(ms: number): string {
   return `${(ms / 1000).toFixed(3)} s`;
 }
+
+/** "1 line", "2 lines", "1,024 lines": the count and the word, singular for exactly one. */
+export function plural(n: number, one: string, many = `${one}s`): string {
+  return `${formatCount(n)} ${n === 1 ? one : many}`;
+}
+
+/** How long ago, coarse and steady: "just now", "12 s", "3 min", "2 h 05 min", "4 d". */
+export function formatAge(ms: number): string {
+  if (!Number.isFinite(ms) || ms < 1000) return 'just now';
+  const s = Math.floor(ms / 1000);
+  if (s < 60) return `${s} s`;
+  const min = Math.floor(s / 60);
+  if (min < 60) return `${min} min`;
+  const h = Math.floor(min / 60);
+  if (h < 24) return `${h} h ${String(min % 60).padStart(2, '0')} min`;
+  return `${Math.floor(h / 24)} d`;
+}

@@ -303,3 +303,59 @@ describe('frame rate', () => {
     expect(nextFrameRate(data, at(1, 100))).toBe(42);
   });
 });
+
+describe('a server that is over (issue 22)', () => {
+  const ended = (seq: number, t: number) =>
+    makeSnapshot(seq, {
+      info: makeInfo({ state: 'stopped', end: { by: 'server', at: 1 } }),
+      point: { ...makeSnapshot(seq).point, t },
+    });
+
+  it('appends its repeated last chart point once', () => {
+    let data = applySnapshot(undefined, makeSnapshot(1));
+    const t = (data.points.at(-1)?.t ?? 0) + 100;
+    for (let seq = 2; seq <= 20; seq += 1) data = applySnapshot(data, ended(seq, t));
+    expect(data.points.map((p) => p.t)).toEqual([data.points[0].t, t]);
+    expect(data.seq).toBe(20);
+  });
+
+  it('has no frame rate, and a change of who ended it is a change of info', () => {
+    const running = { ...applySnapshot(undefined, makeSnapshot(1)), frameRate: 5000 };
+    expect(applySnapshot(running, ended(2, 999)).frameRate).toBe(0);
+    const a = makeInfo({ state: 'stopped', end: { by: 'server', at: 1 } });
+    expect(sameInfo(a, { ...a, end: { by: 'user', at: 1 } })).toBe(false);
+    expect(sameInfo(a, { ...a, startErrorCode: 'ENOENT' })).toBe(false);
+    expect(sameInfo(a, { ...a, end: { by: 'server', at: 1 } })).toBe(true);
+  });
+});
+
+describe('a restart takes the place of the session it replaces', () => {
+  it('shows the new session when the active one is replaced in place', () => {
+    let state = emptyDataState();
+    state = applySessions(state, [
+      makeInfo({ id: 'a' }),
+      makeInfo({ id: 'b' }),
+      makeInfo({ id: 'c' }),
+    ]);
+    state = { ...state, activeId: 'b' };
+    const next = applySessions(state, [
+      makeInfo({ id: 'a' }),
+      makeInfo({ id: 'b2' }),
+      makeInfo({ id: 'c' }),
+    ]);
+    expect(next.activeId).toBe('b2');
+  });
+
+  it('shows the neighbour when the active one is only closed', () => {
+    let state = emptyDataState();
+    state = applySessions(state, [
+      makeInfo({ id: 'a' }),
+      makeInfo({ id: 'b' }),
+      makeInfo({ id: 'c' }),
+    ]);
+    state = { ...state, activeId: 'b' };
+    expect(applySessions(state, [makeInfo({ id: 'a' }), makeInfo({ id: 'c' })]).activeId).toBe('c');
+    const last = { ...state, activeId: 'c' };
+    expect(applySessions(last, [makeInfo({ id: 'a' }), makeInfo({ id: 'b' })]).activeId).toBe('b');
+  });
+});

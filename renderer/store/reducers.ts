@@ -7,7 +7,7 @@
 import type { LiveFinding } from '../../shared/findings';
 import type { HostEvent } from '../../shared/host-api';
 import type { JsonRpcId, RequestRecord } from '../../shared/requests';
-import type { SessionInfo, SessionSnapshot } from '../../shared/session-info';
+import { isEnded, type SessionInfo, type SessionSnapshot } from '../../shared/session-info';
 import { NO_PROCESS_HISTORY, nextProcessPart, replacedProcessPart } from './process-history';
 import {
   type DataState,
@@ -141,6 +141,7 @@ const INFO_SCALARS = [
   'pid',
   'state',
   'startError',
+  'startErrorCode',
   'handshakeError',
   'readerMode',
   'consumerDelayMs',
@@ -155,6 +156,7 @@ export function sameInfo(a: SessionInfo, b: SessionInfo): boolean {
   for (const key of INFO_SCALARS) if (a[key] !== b[key]) return false;
   if (a.exit?.code !== b.exit?.code || a.exit?.signal !== b.exit?.signal) return false;
   if ((a.exit === null) !== (b.exit === null)) return false;
+  if (a.end?.by !== b.end?.by || a.end?.at !== b.end?.at) return false;
   const sa = a.serverInfo;
   const sb = b.serverInfo;
   if ((sa === null) !== (sb === null)) return false;
@@ -228,7 +230,10 @@ export function applySnapshot(
     largestPerDirection(snap.frameSizes),
     limits.frameSizes,
   );
-  const points = appendCapped(base.points, [snap.point], limits.points);
+  // A point no newer than the last is not appended: an ended session repeats its last one.
+  const last = base.points.at(-1);
+  const fresh = last === undefined || snap.point.t > last.t ? [snap.point] : [];
+  const points = appendCapped(base.points, fresh, limits.points);
   const requests = mergeRequests(base.requests, snap.requests, limits.requests);
   const stderr = appendTextCapped(base.stderr, snap.stderr, limits.stderrChars);
   return {
@@ -246,7 +251,8 @@ export function applySnapshot(
     findings: sameFindings(base.findings, snap.findings) ? base.findings : snap.findings,
     ...nextProcessPart(base, snap),
     recovery: base.recovery,
-    frameRate: nextFrameRate(base, snap),
+    // Nothing flows once the server is over (its elapsed time stands still too).
+    frameRate: isEnded(snap.info.state) ? 0 : nextFrameRate(base, snap),
   };
 }
 
@@ -299,10 +305,14 @@ export function applySessions(state: DataState, sessions: SessionInfo[]): DataSt
     closed.length === 0 ? state.closedIds : [...state.closedIds, ...closed].slice(-CLOSED_IDS_KEPT);
   let activeId = state.activeId;
   if (activeId !== null && !listed.has(activeId)) {
-    // The active tab went away: show its neighbour, or the start screen.
+    // The active tab went away: show the session that took its place (a restart), else its
+    // neighbour, or the start screen.
     const order = state.sessions.map((s) => s.id);
     const at = order.indexOf(activeId);
+    const successor = at >= 0 ? sessions[at]?.id : undefined;
+    const replaced = successor !== undefined && !state.bySession[successor] ? successor : undefined;
     const neighbour =
+      replaced ??
       order.slice(at + 1).find((id) => listed.has(id)) ??
       order
         .slice(0, Math.max(at, 0))

@@ -1,11 +1,13 @@
 /**
  * What `pipescope tap` costs a host: `node tap-cost.mjs [--runs N] [--messages N] [--starts N]
  * [--quick]` (after `npm run build`). Every figure is the tap against the same server spawned
- * directly, measured in the same run, interleaved. Two more paths split the tap's cost: `relay`
- * is the tap's Relay (dist/electron/tap/relay.js) in a Node process of its own with no observer
- * (what the relay's thread costs by itself), `stub` the same Relay feeding a stub observer, a
- * worker thread that only acknowledges the copies (what handing them to a thread costs); `pipe`
- * is a bare Node relay, `stdout.pipe()` both ways, the floor for any relay written in Node.
+ * directly, measured in the same run, interleaved. `tap` is the tap as a host runs it (on Linux
+ * its native relay, electron/tap/native/relay.c, when it was built), `tap-node` the tap with its
+ * JavaScript relay (PIPESCOPE_TAP_RELAY=node: other platforms, or no C compiler). More paths
+ * split the cost: `native` is the native relay and the thread reading its copies with no
+ * observer (what the relay costs by itself); `relay` the JavaScript Relay alone, `stub` the same
+ * feeding a worker that only acknowledges the copies; `pipe` a bare Node relay, `stdout.pipe()`
+ * both ways, the floor for any relay written in Node.
  *
  * 1. Throughput: a server writes one 64 MiB JSON-RPC response line and waits for stdin EOF. The
  *    host reads it all: ms from its first byte to its last, and from spawn to the last byte.
@@ -26,7 +28,9 @@
  *    host stops reading for 2 s in the middle of the 64 MiB answer.
  *
  * The same file is the servers (`--serve big|big-ask|echo|ready`) and the bare relays
- * (`--relay-only|--relay-stub|--relay-pipe -- <command>`).
+ * (`--relay-only|--relay-stub|--relay-pipe|--relay-native -- <command>`).
+ *
+ * On a shared machine the figures move with its load: run it alone, or in a cgroup of its own.
  */
 import { spawn, spawnSync } from 'node:child_process';
 import {
@@ -47,6 +51,7 @@ const SELF = fileURLToPath(import.meta.url);
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const BIN = path.join(ROOT, 'bin', 'pipescope.js');
 const RELAY = path.join(ROOT, 'dist', 'electron', 'tap', 'relay.js');
+const NATIVE = path.join(ROOT, 'dist', 'electron', 'tap', 'native-relay.js');
 const MiB = 1024 * 1024;
 const FRAME = 64 * MiB; // bytes on the wire, newline included
 const READY = '{"jsonrpc":"2.0","method":"ready"}\n';
@@ -90,13 +95,16 @@ function command(mode, server) {
   if (mode === 'relay') return [process.execPath, SELF, '--relay-only', '--', ...server];
   if (mode === 'stub') return [process.execPath, SELF, '--relay-stub', '--', ...server];
   if (mode === 'pipe') return [process.execPath, SELF, '--relay-pipe', '--', ...server];
+  if (mode === 'native') return [process.execPath, SELF, '--relay-native', '--', ...server];
   return [process.execPath, BIN, 'tap', '--no-publish', '--', ...server];
 }
 const nodeServer = (kind) => [process.execPath, SELF, '--serve', kind];
 
 function start(mode, server) {
   const [cmd, ...args] = command(mode, server);
-  const child = spawn(cmd, args, { stdio: ['pipe', 'pipe', 'pipe'], env: ENV });
+  // `tap-node`: the tap with its JavaScript relay (where the native one cannot run).
+  const env = mode === 'tap-node' ? { ...ENV, PIPESCOPE_TAP_RELAY: 'node' } : ENV;
+  const child = spawn(cmd, args, { stdio: ['pipe', 'pipe', 'pipe'], env });
   started.add(child);
   child.stderr.on('data', () => {}); // the tap's own lines (flight recorder written ...)
   child.exited = new Promise((resolve) => child.once('exit', resolve));
@@ -158,7 +166,7 @@ function noteServers(pid) {
 function watchMemory(child) {
   const pid = child.pid;
   const cmdline = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
-  if (!/pipescope\.js|--relay-(only|stub|pipe)/.test(cmdline))
+  if (!/pipescope\.js|--relay-(only|stub|pipe|native)/.test(cmdline))
     throw new Error(`pid ${pid} is not the tap: ${cmdline}`);
   const w = { hwmKiB: 0 };
   w.read = () => {
@@ -249,7 +257,7 @@ async function throughputOnce(mode, { settled = false, stallMs = 0 } = {}) {
 // 2: request, answer, next request.
 async function latencyOnce(mode, messages, warmup = 200) {
   const child = start(mode, nodeServer('echo'));
-  const mem = mode === 'tap' ? watchMemory(child) : null;
+  const mem = mode === 'tap' || mode === 'tap-node' ? watchMemory(child) : null;
   let pending = '';
   let waiter = null;
   child.stdout.setEncoding('utf8');
@@ -454,7 +462,7 @@ async function bench() {
     });
   const t0 = performance.now();
   const TWO = ['direct', 'tap'];
-  const MODES = ['direct', 'pipe', 'relay', 'stub', 'tap'];
+  const MODES = ['direct', 'pipe', 'relay', 'stub', 'native', 'tap-node', 'tap'];
   const lap = (() => {
     let at = performance.now();
     const laps = [];
@@ -467,7 +475,7 @@ async function bench() {
   })();
 
   const tp = { direct: [], tap: [] };
-  const tpSettled = { direct: [], pipe: [], relay: [], stub: [], tap: [] };
+  const tpSettled = Object.fromEntries(MODES.map((m) => [m, []]));
   for (let i = 0; i < opts.runs; i++) {
     for (const mode of TWO) tp[mode].push(await throughputOnce(mode));
     for (const mode of MODES) tpSettled[mode].push(await throughputOnce(mode, { settled: true }));
@@ -670,6 +678,22 @@ async function relayOnly(argv, withStub) {
   process.exit(end.exit?.code ?? 1);
 }
 
+/** The tap's native relay (splice) and what reads its copies, with no observer to take them
+ *  (they wait, bounded, then are counted as a gap): what the relay costs by itself. */
+async function relayNative(argv) {
+  const [cmd, ...args] = argv;
+  const { NativeRelay, nativeRelayUnavailable } = await import(NATIVE);
+  const why = nativeRelayUnavailable();
+  if (why) {
+    process.stderr.write(`native relay: ${why}\n`);
+    process.exit(3);
+  }
+  const t0 = performance.now();
+  const relay = new NativeRelay(cmd, args, () => performance.now() - t0);
+  const end = await relay.done;
+  process.exit(end.exit?.code ?? 1);
+}
+
 /** The floor for any relay in Node: stream `pipe()` both ways, nothing else. */
 function relayPipe([cmd, ...args]) {
   const child = spawn(cmd, args, { stdio: ['pipe', 'pipe', 'inherit'] });
@@ -683,6 +707,7 @@ function relayPipe([cmd, ...args]) {
 const role = process.argv[2];
 if (role === '--serve') await serve(process.argv[3]);
 else if (role === '--relay-pipe') relayPipe(process.argv.slice(4));
+else if (role === '--relay-native') await relayNative(process.argv.slice(4));
 else if (role === '--relay-only' || role === '--relay-stub')
   await relayOnly(process.argv.slice(4), role === '--relay-stub');
 else await bench();

@@ -10,9 +10,13 @@ import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { ProbeReport } from '../../shared/probe-report.js';
 import { CLI, runCli, waitFor } from './helpers.js';
+import { TAP_RELAYS } from './tap-relays.js';
+
+/** The relay the running suite uses (its environment). */
+let relayEnv: Record<string, string> = {};
 
 const running = new Set<ChildProcessWithoutNullStreams>();
 afterEach(() => {
@@ -22,7 +26,7 @@ afterEach(() => {
 
 function tap(argv: string[], dir: string): ChildProcessWithoutNullStreams {
   const child = spawn(process.execPath, [CLI, 'tap', ...argv], {
-    env: { ...process.env, PIPESCOPE_TAP_DIR: dir, PIPESCOPE_TRACE_DIR: dir },
+    env: { ...process.env, PIPESCOPE_TAP_DIR: dir, PIPESCOPE_TRACE_DIR: dir, ...relayEnv },
   });
   running.add(child);
   return child;
@@ -39,10 +43,11 @@ function collect(stream: NodeJS.ReadableStream): () => string {
   return () => text;
 }
 
+/** Whether `pid` still runs: a zombie has ended (it waits for init to reap it, which on a
+ *  loaded machine takes seconds, and kill(pid, 0) still succeeds on it). */
 const alive = (pid: number): boolean => {
   try {
-    process.kill(pid, 0);
-    return true;
+    return readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.[0] !== 'Z';
   } catch {
     return false;
   }
@@ -50,7 +55,11 @@ const alive = (pid: number): boolean => {
 
 const tmp = (): string => mkdtempSync(path.join(tmpdir(), 'tap-edges-'));
 
-describe('tap: edges', () => {
+describe.each(TAP_RELAYS)('tap ($name relay): edges', (relay) => {
+  beforeAll(() => {
+    relayEnv = relay.env;
+  });
+
   it('a server that logs 70 MiB to stderr is still observed (stderr copies are acknowledged)', async () => {
     const dir = tmp();
     const trace = path.join(dir, 'noisy.jsonl');

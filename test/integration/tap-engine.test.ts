@@ -10,7 +10,7 @@ import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { demoCommand } from '../../electron/demo-servers/launch.js';
 import { SessionManager } from '../../electron/engine/host/session-manager.js';
 import type { HostEvent } from '../../shared/host-api.js';
@@ -18,6 +18,10 @@ import type { ProbeReport } from '../../shared/probe-report.js';
 import type { SessionInfo } from '../../shared/session-info.js';
 import { INITIALIZED, initializeLine, line } from '../fixtures/host-messages.js';
 import { CLI, runCli, waitFor } from './helpers.js';
+import { TAP_RELAYS } from './tap-relays.js';
+
+/** The relay the running suite uses (its environment). */
+let relayEnv: Record<string, string> = {};
 
 const initialize = initializeLine('test-host');
 const initialized = INITIALIZED;
@@ -43,7 +47,7 @@ function tap(server: { command: string; args: string[] }, tapArgs: string[], dir
     process.execPath,
     [CLI, 'tap', ...tapArgs, '--', server.command, ...server.args],
     {
-      env: { ...process.env, PIPESCOPE_TAP_DIR: dir, PIPESCOPE_TRACE_DIR: dir },
+      env: { ...process.env, PIPESCOPE_TAP_DIR: dir, PIPESCOPE_TRACE_DIR: dir, ...relayEnv },
     },
   );
   running.add(child);
@@ -59,7 +63,11 @@ function tap(server: { command: string; args: string[] }, tapArgs: string[], dir
   return { child, dir, out: () => out + tail, closed };
 }
 
-describe('tap: what it sees', () => {
+describe.each(TAP_RELAYS)('tap ($name relay): what it sees', (relay) => {
+  beforeAll(() => {
+    relayEnv = relay.env;
+  });
+
   it('a host that stops reading: host-not-reading, not server-write-blocked (trace report)', async () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'tap-engine-'));
     const trace = path.join(dir, 'host-stops.jsonl');
@@ -133,6 +141,9 @@ describe('tap: what it sees', () => {
     );
     expect(tapped.title).toBe('Test Host → producer');
     expect(tapped.tap?.host.pid).toBeGreaterThan(0);
+    // The relay it says moves the bytes is the one this suite asked for.
+    expect(tapped.tap?.relay?.kind).toBe(relay.name);
+    if (relay.name === 'node') expect(tapped.tap?.relay?.reason).toBe('PIPESCOPE_TAP_RELAY=node');
     // What the host's own handshake learned is shown as the session's.
     const learned = await waitFor(
       () => app.infos().find((s) => s.id === tapped.id && s.serverInfo)?.serverInfo,

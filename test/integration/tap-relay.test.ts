@@ -11,8 +11,12 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import fc from 'fast-check';
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { CLI, MiB, REPO } from './helpers.js';
+import { TAP_RELAYS } from './tap-relays.js';
+
+/** The relay the running suite uses (its environment). */
+let relayEnv: Record<string, string> = {};
 
 const ECHO = path.join(REPO, 'test/fixtures/servers/tap-echo.mjs');
 
@@ -73,7 +77,13 @@ function runHost(o: {
     {
       stdio: ['pipe', 'pipe', 'pipe'],
       cwd: o.cwd ?? dir,
-      env: { ...process.env, PIPESCOPE_TAP_DIR: dir, PIPESCOPE_TRACE_DIR: dir, ...o.env },
+      env: {
+        ...process.env,
+        PIPESCOPE_TAP_DIR: dir,
+        PIPESCOPE_TRACE_DIR: dir,
+        ...relayEnv,
+        ...o.env,
+      },
     },
   );
   o.onChild?.(child);
@@ -123,7 +133,11 @@ function runHost(o: {
   });
 }
 
-describe('tap: a byte-exact relay', () => {
+describe.each(TAP_RELAYS)('tap ($name relay): a byte-exact relay', (relay) => {
+  beforeAll(() => {
+    relayEnv = relay.env;
+  });
+
   it('hostile bytes both ways, in random cuts, equal on both sides (hashes)', async () => {
     await fc.assert(
       fc.asyncProperty(
@@ -194,7 +208,10 @@ describe('tap: a byte-exact relay', () => {
     const child = spawn(
       process.execPath,
       [CLI, 'tap', '--no-publish', '--', process.execPath, '-e', 'setInterval(() => {}, 1000)'],
-      { stdio: ['pipe', 'pipe', 'pipe'], env: { ...process.env, PIPESCOPE_TRACE_DIR: dir } },
+      {
+        stdio: ['pipe', 'pipe', 'pipe'],
+        env: { ...process.env, PIPESCOPE_TRACE_DIR: dir, ...relayEnv },
+      },
     );
     let out = '';
     child.stdout.on('data', (d) => {

@@ -2,7 +2,7 @@
  * What the domain handlers (handlers/*.ts) are given of the SessionManager, and the lookups
  * they share: a session of either kind, a live one, a running one.
  */
-import type { HostEvent } from '../../../shared/host-api.js';
+import type { ChannelPayload, HostEvent } from '../../../shared/host-api.js';
 import { err, type Result } from '../../../shared/result.js';
 import type { SessionInfo } from '../../../shared/session-info.js';
 import type { Session } from '../session/session.js';
@@ -17,8 +17,18 @@ export interface HostContext {
   live(id: string): LiveSession | null;
   /** Live sessions starting or running (the cap counts both). */
   liveCount(): number;
-  /** Registers a live session just created; its events now reach subscribers. */
-  adopt(session: Session, info: SessionInfo): LiveSession;
+  /**
+   * Registers a live session just created; its events now reach subscribers. `launch`: the
+   * start payload it came from (Restart reuses it); `replacing`: the id of an ended session
+   * whose place (in the list, so in the tab bar) it takes, and which the host forgets.
+   */
+  adopt(
+    session: Session,
+    info: SessionInfo,
+    options?: { launch?: ChannelPayload<'session:start'>; replacing?: string },
+  ): LiveSession;
+  /** `base`, or `base #n` when another session (but `self`) is called that already. */
+  uniqueTitle(base: string, self?: string): string;
   /** Removes a session from the host (after it was closed). */
   forget(id: string): void;
   readonly traces: TraceSessions;

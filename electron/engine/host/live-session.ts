@@ -1,21 +1,30 @@
 /**
  * A live session as the host holds it: the Session (and through it the server), the info the
- * session list shows, the snapshot deltas for subscribers (snapshot-builder.ts) and the trace
- * recorder when Record is on.
+ * session list shows, the snapshot deltas for subscribers (snapshot-builder.ts), the trace
+ * recorder when Record is on, and the config it was started with (Restart, Edit & retry).
  *
  * Owns: its listeners on the Session (released by `dispose`, when the host forgets it), its
- * recorder, and the sparkline points of the last process samples (for a new subscriber). Fed by: the session's events and the handlers (handlers/*.ts). Listens: the
- * SessionManager, through `changed` (the session list) and `notice`.
+ * recorder, the sparkline points of the last process samples (for a new subscriber) and, once
+ * the server is over, the timer that keeps its ages counting. Fed by: the session's events and
+ * the handlers (handlers/*.ts). Listens: the SessionManager, through `changed` (the session
+ * list) and `notice`.
+ *
+ * When the server is over (issue 22) the values must not freeze as they were at its last
+ * byte: snapshots then carry resting metrics (rates 0, the last byte's age counting), one a
+ * second, and who ended it (info.end: the server, a person, Pipescope).
  */
 import type { FramePage } from '../../../shared/frames.js';
-import { DisposableStore, listen } from '../../../shared/lifecycle.js';
+import type { ChannelPayload } from '../../../shared/host-api.js';
+import { DisposableStore, listen, toDisposable } from '../../../shared/lifecycle.js';
 import type { ProcessAvailability } from '../../../shared/process.js';
 import { err, ok, type Result } from '../../../shared/result.js';
 import {
+  isEnded,
   PROCESS_HISTORY_SAMPLES,
   type ProcessPoint,
   processPoints,
   type SeriesPoint,
+  type SessionEnd,
   type SessionInfo,
   type SessionSnapshot,
 } from '../../../shared/session-info.js';
@@ -26,10 +35,12 @@ import { processAvailabilityOf } from '../trace/process-event.js';
 import type { TraceRecorder } from '../trace/recorder.js';
 import type { HostedSession } from './hosted.js';
 import { defaultTracePath, exportRecording, recordingPath, startRecording } from './recording.js';
-import { cutPreview, pointOf, SnapshotBuilder } from './snapshot-builder.js';
+import { cutPreview, pointOf, restingMetrics, SnapshotBuilder } from './snapshot-builder.js';
 
 /** What a (re)connecting renderer is sent of the past: the renderer keeps as much. */
 const HISTORY = { points: 600, frameSizes: 2000, frames: 5000, stderrChars: 256 * 1024 };
+/** How often an ended session's snapshot is rebuilt: its ages count in seconds. */
+export const ENDED_REFRESH_MS = 1000;
 
 export interface LiveSessionEvents {
   /** The session list changed (state, pid, recording). */
@@ -49,11 +60,18 @@ export class LiveSession implements HostedSession {
   /** Sparkline points of the last PROCESS_HISTORY_SAMPLES samples, one array per sample. */
   private readonly processTrail: ProcessPoint[][] = [];
   private readonly store = new DisposableStore();
+  /** Who asked the server to stop first (a person, or Pipescope's own policies). */
+  private stopAsked: SessionEnd['by'] | null = null;
+  private exitedOnItsOwn = false;
+  /** Once the server is over: when (session ms) and the chart point it ended on. */
+  private ended: { ms: number; point: SeriesPoint | null } | null = null;
 
   constructor(
     readonly session: Session,
     readonly info: SessionInfo,
     private readonly events: LiveSessionEvents,
+    /** The validated `session:start` payload it came from (null: not started by a person). */
+    readonly launch: ChannelPayload<'session:start'> | null = null,
   ) {
     this.deltas = new SnapshotBuilder(undefined, undefined, (f) => session.frames.previewOf(f));
     this.wire();
@@ -89,6 +107,7 @@ export class LiveSession implements HostedSession {
     this.on('state', (state) => {
       this.info.state = state;
       this.info.pid = s.pid;
+      if (isEnded(state) && !this.ended) this.markEnded(state === 'failed');
       d.touch();
       this.events.changed();
       // After this emit: the recorder's own 'stopped' listener writes the state line first
@@ -98,9 +117,21 @@ export class LiveSession implements HostedSession {
         queueMicrotask(() => void this.finishRecording(recorder));
     });
     this.on('exit', (exit) => {
+      // The Session tells its listeners before it reacts: still running means nobody asked.
+      if (s.state === 'running' || s.state === 'starting') this.exitedOnItsOwn = true;
       this.info.exit = { code: exit.code, signal: exit.signal };
       d.touch();
     });
+  }
+
+  /** The server is over: say who ended it, and keep the snapshot's ages counting. */
+  private markEnded(neverStarted: boolean): void {
+    this.ended = { ms: this.session.now(), point: null };
+    const by = neverStarted || this.exitedOnItsOwn ? 'server' : (this.stopAsked ?? 'pipescope');
+    this.info.end = { by, at: Date.now() };
+    const timer = setInterval(() => this.deltas.touch(), ENDED_REFRESH_MS);
+    timer.unref?.();
+    this.store.add(toDisposable(() => clearInterval(timer)));
   }
 
   /** The snapshot of what changed since the last one, or null when nothing did. */
@@ -110,8 +141,18 @@ export class LiveSession implements HostedSession {
       this.info.recording = { ...this.info.recording, bytes: this.recorder.writtenBytes };
     const process = processAvailability(this.session);
     if (process.available !== this.info.process.available) this.info.process = process; // sampling stopped working (or began to)
-    const s = this.deltas.build(this.info, this.session.liveMetrics(), this.session.findings.all());
-    keepNewest(this.points, [s.point], HISTORY.points);
+    const live = this.session.liveMetrics();
+    const ended = this.ended;
+    const metrics = ended ? restingMetrics(live, ended.ms) : live;
+    // An ended session's chart ends on one point at rest, repeated (never appended twice).
+    if (ended && !ended.point) ended.point = pointOf(metrics);
+    const s = this.deltas.build(
+      this.info,
+      metrics,
+      this.session.findings.all(),
+      ended?.point ?? undefined,
+    );
+    if (this.points.at(-1)?.t !== s.point.t) keepNewest(this.points, [s.point], HISTORY.points);
     keepNewest(this.sizes, s.frameSizes, HISTORY.frameSizes);
     return s;
   }
@@ -125,7 +166,7 @@ export class LiveSession implements HostedSession {
    */
   fullSnapshot(): SessionSnapshot {
     const s = this.session;
-    const metrics = s.liveMetrics();
+    const metrics = this.ended ? restingMetrics(s.liveMetrics(), this.ended.ms) : s.liveMetrics();
     const frames = s.frames
       .last(HISTORY.frames)
       .map((f) => (f.preview.length > 120 ? { ...f, preview: cutPreview(f.preview) } : f));
@@ -154,12 +195,14 @@ export class LiveSession implements HostedSession {
     };
   }
 
-  stop(): Promise<void> {
+  /** Stops the server (`by`: who asked; a person unless said otherwise). */
+  stop(by: SessionEnd['by'] = 'user'): Promise<void> {
+    this.stopAsked ??= by;
     return this.session.stop();
   }
 
   async close(): Promise<void> {
-    await this.session.stop();
+    await this.stop();
     this.events.closed(this.id);
   }
 

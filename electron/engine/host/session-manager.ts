@@ -10,7 +10,12 @@
  * and what was skipped is counted (snapshot-builder.ts).
  */
 import { createHash } from 'node:crypto';
-import { type HostCall, type HostEvent, parseHostCall } from '../../../shared/host-api.js';
+import {
+  type ChannelPayload,
+  type HostCall,
+  type HostEvent,
+  parseHostCall,
+} from '../../../shared/host-api.js';
 import { DisposableStore, toDisposable } from '../../../shared/lifecycle.js';
 import { err, type Result } from '../../../shared/result.js';
 import type { SessionInfo } from '../../../shared/session-info.js';
@@ -26,6 +31,7 @@ import { registerTraceHandlers } from './handlers/traces.js';
 import type { HostedSession } from './hosted.js';
 import { LiveSession } from './live-session.js';
 import { TapHub } from './tap-hub.js';
+import { distinctTitle } from './titles.js';
 import { TraceSessions } from './trace-sessions.js';
 
 const SNAPSHOT_EVERY_MS = 50; // ≤ 20 Hz per session
@@ -40,6 +46,7 @@ export class SessionManager implements HostContext {
   readonly traces = new TraceSessions(
     (e) => this.emit(e),
     () => this.sessionsChanged(),
+    (base, self) => this.uniqueTitle(base, self),
   );
 
   constructor() {
@@ -121,14 +128,44 @@ export class SessionManager implements HostContext {
     return n;
   }
 
-  adopt(session: Session, info: SessionInfo): LiveSession {
-    const live = new LiveSession(session, info, {
-      changed: () => this.sessionsChanged(),
-      notice: (text) => this.emit({ type: 'notice', level: 'error', text, sessionId: info.id }),
-      closed: (id) => this.forget(id),
-    });
-    this.sessions.set(session.id, live);
+  adopt(
+    session: Session,
+    info: SessionInfo,
+    options: { launch?: ChannelPayload<'session:start'>; replacing?: string } = {},
+  ): LiveSession {
+    const live = new LiveSession(
+      session,
+      info,
+      {
+        changed: () => this.sessionsChanged(),
+        notice: (text) => this.emit({ type: 'notice', level: 'error', text, sessionId: info.id }),
+        closed: (id) => this.forget(id),
+      },
+      options.launch ?? null,
+    );
+    const old = options.replacing === undefined ? undefined : this.sessions.get(options.replacing);
+    if (!old) {
+      this.sessions.set(session.id, live);
+      return live;
+    }
+    // A restart takes the old session's place: the list (and the tab bar) keeps its order.
+    const entries = [...this.sessions];
+    this.sessions.clear();
+    for (const [id, s] of entries) {
+      if (s === old) this.sessions.set(session.id, live);
+      else this.sessions.set(id, s);
+    }
+    old.dispose();
     return live;
+  }
+
+  uniqueTitle(base: string, self?: string): string {
+    return distinctTitle(
+      base,
+      this.infos()
+        .filter((i) => i.id !== self)
+        .map((i) => i.title),
+    );
   }
 
   forget(id: string): void {
@@ -172,7 +209,7 @@ export class SessionManager implements HostContext {
     await this.taps?.close();
     this.taps = null;
     const all = [...this.sessions.values()];
-    await Promise.all(all.map((s) => s.stop()));
+    await Promise.all(all.map((s) => s.stop('pipescope')));
     // Stopped sessions finish their recordings themselves; wait for the files to be complete.
     await Promise.all(all.map((s) => s.finishWriting()));
     await this.traces.dispose();

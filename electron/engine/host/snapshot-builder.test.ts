@@ -3,7 +3,7 @@ import type { FrameSummary } from '../../../shared/frames.js';
 import { emptyLiveMetrics } from '../../../shared/metrics.js';
 import type { SessionInfo } from '../../../shared/session-info.js';
 import { processSample, processSnapshot } from '../../../test/fixtures/process-fixtures.js';
-import { cutPreview, PREVIEW_CHARS, SnapshotBuilder } from './snapshot-builder.js';
+import { cutPreview, PREVIEW_CHARS, restingMetrics, SnapshotBuilder } from './snapshot-builder.js';
 
 function frame(seq: number, over: Partial<FrameSummary> = {}): FrameSummary {
   return {
@@ -125,5 +125,49 @@ describe('SnapshotBuilder', () => {
     expect(next.stderr).toBe('');
     expect(next.stderrSkipped).toBe(0);
     expect(next.seq).toBe(2);
+  });
+});
+
+describe('restingMetrics (a server that is over)', () => {
+  it('has no rates and nothing in flight, keeps the counts, and stops the clock', () => {
+    const live = {
+      ...emptyLiveMetrics(),
+      stdoutBytes: 35_000,
+      stdoutRate: 35_000,
+      stderrRate: 20,
+      inFlightFrameBytes: 32_804,
+      msSinceLastStdoutByte: 4200,
+      readingStdout: true,
+      stdinPendingBytes: 10,
+      stdinPendingWaitMs: 5,
+      requestsInFlight: 1,
+      elapsedMs: 9000,
+      partialBytesAtEof: 32_804,
+    };
+    expect(restingMetrics(live, 2500)).toEqual({
+      ...live,
+      stdoutRate: 0,
+      stderrRate: 0,
+      inFlightFrameBytes: 0,
+      readingStdout: false,
+      stdinPendingBytes: 0,
+      stdinPendingWaitMs: 0,
+      requestsInFlight: 0,
+      elapsedMs: 2500,
+    });
+  });
+
+  it('lets a snapshot repeat a given chart point', () => {
+    const b = new SnapshotBuilder();
+    const point = {
+      t: 1,
+      stdoutRate: 0,
+      stderrRate: 0,
+      dispatcherDepth: 0,
+      dispatcherWaitMs: 0,
+      largestFrameBytes: 0,
+    };
+    const s = b.build(info, { ...emptyLiveMetrics(), elapsedMs: 50, stdoutRate: 9 }, [], point);
+    expect(s.point).toBe(point);
   });
 });

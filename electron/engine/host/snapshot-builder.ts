@@ -52,6 +52,26 @@ export function pointOf(metrics: LiveMetrics): SeriesPoint {
   };
 }
 
+/**
+ * The metrics of a session whose server is over (issue 22): nothing flows any more, so the
+ * rates are 0 and nothing is in flight or pending (a partial line at EOF is counted in
+ * partialBytesAtEof); `elapsedMs` stays at `endedAtMs`, how long the session ran. What keeps
+ * counting is the age of the last byte (msSinceLastStdoutByte, from the live clock).
+ */
+export function restingMetrics(m: LiveMetrics, endedAtMs: number): LiveMetrics {
+  return {
+    ...m,
+    elapsedMs: endedAtMs,
+    stdoutRate: 0,
+    stderrRate: 0,
+    inFlightFrameBytes: 0,
+    readingStdout: false,
+    stdinPendingWaitMs: 0,
+    stdinPendingBytes: 0,
+    requestsInFlight: 0,
+  };
+}
+
 export class SnapshotBuilder {
   /** Ring of the newest summaries: `ring[(head + i) % size]`, oldest first. */
   private readonly ring: (FrameSummary | undefined)[];
@@ -137,11 +157,14 @@ export class SnapshotBuilder {
   /**
    * The next snapshot: whole values as given, the deltas collected since the last one (then
    * cleared). Request records and findings are copied: the engine keeps mutating its own.
+   * `point`: the chart point, when not the metrics' own (an ended session repeats its last,
+   * which the renderer does not append twice).
    */
   build(
     info: SessionInfo,
     metrics: LiveMetrics,
     findings: readonly LiveFinding[],
+    point: SeriesPoint = pointOf(metrics),
   ): SessionSnapshot {
     this.seq += 1;
     this.dirty = false;
@@ -150,7 +173,7 @@ export class SnapshotBuilder {
       seq: this.seq,
       info: { ...info },
       metrics,
-      point: pointOf(metrics),
+      point,
       requests: [...this.requests.values()].map((r) => ({ ...r })),
       frames: this.takeFrames(),
       framesSkipped: this.framesSkipped,

@@ -70,7 +70,11 @@ function isTapInfo(v: unknown): v is TapInfo {
     typeof v.server.command === 'string' &&
     Array.isArray(v.server.args) &&
     v.server.args.every((a: unknown) => typeof a === 'string') &&
-    typeof v.server.cwd === 'string'
+    typeof v.server.cwd === 'string' &&
+    (v.relay === undefined ||
+      (isObject(v.relay) &&
+        (v.relay.kind === 'native' || v.relay.kind === 'node') &&
+        isStringOrNull(v.relay.reason)))
   );
 }
 

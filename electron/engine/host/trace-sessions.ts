@@ -68,6 +68,8 @@ export class TraceSessions {
   constructor(
     private readonly emit: (e: HostEvent) => void,
     private readonly changed: () => void,
+    /** A name no other tab has (the same file opened twice: "trace.jsonl #2"). */
+    private readonly uniqueTitle: (base: string, self: string) => string = (base) => base,
   ) {}
 
   get(id: string): HostedSession | null {
@@ -101,6 +103,7 @@ export class TraceSessions {
     }
     const id = `trace-${this.nextId++}`;
     const entry = new OpenTrace(id, session, session.info(id, session.durationMs), this);
+    entry.info.title = this.uniqueTitle(entry.info.title, id);
     // Registered for its first seek, and kept only if that seek worked: a trace that fails to
     // open leaves no tab behind (failed opens used to fill the 16 places for good).
     this.traces.set(id, entry);
@@ -129,7 +132,8 @@ export class TraceSessions {
     // The temp name carries a counter; show the name the user dropped.
     const entry = this.traces.get(opened.value.id);
     if (entry?.info.trace && c.fileName) {
-      entry.info.title = entry.info.trace.fileName = path.basename(c.fileName);
+      entry.info.trace.fileName = path.basename(c.fileName);
+      entry.info.title = this.uniqueTitle(entry.info.trace.fileName, entry.id);
       this.changed();
     }
     return ok({ received: r.value.received, session: entry ? entry.infoNow() : opened.value });

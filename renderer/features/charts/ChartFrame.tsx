@@ -3,7 +3,7 @@ import type { ReactElement, ReactNode } from 'react';
 interface ChartFrameProps {
   title: string;
   unit: string;
-  legend: { label: string; color: string; value?: string }[];
+  legend: { label: string; color: string; value?: string; title?: string }[];
   testId: string;
   children: ReactNode;
 }
@@ -25,7 +25,7 @@ export function ChartFrame({
         </div>
         <div className="chart-legend-row">
           {legend.map((l) => (
-            <span key={l.label} className="chart-legend">
+            <span key={l.label} className="chart-legend" title={l.title}>
               <i style={{ background: l.color }} />
               {l.label}
               {l.value !== undefined ? <b>{l.value}</b> : null}

@@ -83,9 +83,15 @@ export const FrameSizeChart = memo(function FrameSizeChart({
       unit="bytes, log scale"
       testId="chart-frame-sizes"
       legend={[
-        { label: 'server → host', color: IN },
-        { label: 'host → server', color: OUT },
-        { label: 'limit', color: LIMIT, value: formatBytes(maxFrameBytes) },
+        // Short words: the row is one line of a third of the dashboard at 1280 px (issue 22).
+        { label: 'from server', color: IN, title: 'Frames the server wrote (server → host)' },
+        { label: 'to server', color: OUT, title: 'Frames Pipescope wrote (host → server)' },
+        {
+          label: 'limit',
+          color: LIMIT,
+          value: formatBytes(maxFrameBytes),
+          title: 'The transport limit on one frame (maxFrameBytes)',
+        },
       ]}
     >
       <ResponsiveContainer width="100%" height="100%">

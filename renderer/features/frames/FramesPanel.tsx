@@ -6,6 +6,7 @@
  */
 import { memo, type ReactElement, type ReactNode, useCallback, useMemo, useState } from 'react';
 import type { FrameSummary } from '../../../shared/frames.js';
+import { plural } from '../../components/format.js';
 import { LogList } from '../../components/LogList.js';
 import './frames.css';
 import {
@@ -150,7 +151,7 @@ export const FramesPanel = memo(function FramesPanel({
         <span className="ps-log-count">
           {isFilterActive(filter)
             ? `${shown.length.toLocaleString()} of ${frames.length.toLocaleString()}`
-            : `${frames.length.toLocaleString()} frames`}
+            : plural(frames.length, 'frame')}
         </span>
       </div>
       <div className="ps-frame-row ps-frames-header" aria-hidden="true">

@@ -9,7 +9,7 @@ import { type ReactElement, useCallback } from 'react';
 import type { FramePage } from '../../../shared/frames';
 import type { Result } from '../../../shared/result';
 import { useHost } from '../../app/host-context';
-import { formatCount } from '../../components/format';
+import { plural } from '../../components/format';
 import { useSampled } from '../../components/useSampled';
 import { appStore, useApp } from '../../store';
 import { isFlooding } from '../../store/selectors';
@@ -41,7 +41,7 @@ export function FramesSection({ sessionId }: { sessionId: string }): ReactElemen
           data-skipped={skipped}
         >
           {skipped > 0
-            ? `${formatCount(skipped)} summaries not shown (list capped; counted)`
+            ? `${plural(skipped, 'summary', 'summaries')} not shown (list capped; counted)`
             : 'click a frame to page through its bytes'}
         </span>
       </header>

@@ -1,9 +1,10 @@
 /**
  * One session's dashboard. Each child subscribes to its own slice of the store, so this
- * component re-renders only when the session's state or handshake changes.
+ * component re-renders only when the session's state or handshake changes. A start that
+ * failed shows FailedStart instead (the dashboard is one click away).
  */
 import './dashboard.css';
-import type { ReactElement } from 'react';
+import { type ReactElement, useState } from 'react';
 import { useApp } from '../../store';
 import { handshakeState } from '../../store/selectors';
 import { LiveCharts } from '../charts/LiveCharts';
@@ -18,7 +19,9 @@ import { useSessionShortcuts } from '../shortcuts/useSessionShortcuts';
 import { TapBanner } from '../tap/TapBanner';
 import { hostTap } from '../tap/tap-view';
 import { TraceBar } from '../trace/TraceBar';
+import { FailedStart } from './FailedStart';
 import { FramesSection, FrameViewerDrawer } from './FramesSection';
+import { sessionOutcome } from './outcome';
 import { SessionHeader } from './SessionHeader';
 import { StderrSection } from './StderrSection';
 import { useSessionActions } from './useSessionActions';
@@ -35,18 +38,35 @@ export function SessionView({ sessionId }: { sessionId: string }): ReactElement 
   // flight recorder only; the tap refuses whatever would change the host's session.
   const tapped = useApp((s) => hostTap(s.bySession[sessionId]?.info) !== null);
   const tap = useApp((s) => s.bySession[sessionId]?.info.tap != null);
+  const failed = useApp((s) => {
+    const info = s.bySession[sessionId]?.info;
+    return info ? sessionOutcome(info).kind === 'failed-start' : false;
+  });
+  const [dashboardAnyway, setDashboardAnyway] = useState(false);
   const actions = useSessionActions(sessionId);
   useSessionShortcuts(sessionId, actions, readOnly, tapped);
+  const root = {
+    className: 'session',
+    'data-testid': 'session-view',
+    'data-session-id': sessionId,
+    'data-session-state': state,
+    'data-handshake': handshake,
+    'data-read-only': readOnly,
+    'data-tapped': tapped,
+    'data-failed-start': failed,
+  };
+  if (failed && !readOnly && !tapped && !dashboardAnyway)
+    return (
+      <div {...root}>
+        <FailedStart
+          sessionId={sessionId}
+          actions={actions}
+          onShowDashboard={() => setDashboardAnyway(true)}
+        />
+      </div>
+    );
   return (
-    <div
-      className="session"
-      data-testid="session-view"
-      data-session-id={sessionId}
-      data-session-state={state}
-      data-handshake={handshake}
-      data-read-only={readOnly}
-      data-tapped={tapped}
-    >
+    <div {...root}>
       {readOnly ? (
         <TraceBar sessionId={sessionId} />
       ) : (

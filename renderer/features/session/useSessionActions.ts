@@ -27,6 +27,8 @@ export interface SessionActions {
   }): Promise<Result<null>>;
   stop(): Promise<Result<null>>;
   close(): Promise<Result<null>>;
+  /** Starts the same config again in this session's place (its tab, its name), and shows it. */
+  restart(): Promise<Result<ChannelResponses['session:restart']>>;
 }
 
 export function useSessionActions(sessionId: string): SessionActions {
@@ -75,6 +77,11 @@ export function useSessionActions(sessionId: string): SessionActions {
       setLimits: (limits) => call('session:set-limits', { sessionId, ...limits }),
       stop: () => call('session:stop', { sessionId }),
       close: () => call('session:close', { sessionId }),
+      restart: async () => {
+        const r = await call('session:restart', { sessionId });
+        if (r.ok) appStore.getState().openSession(r.value);
+        return r;
+      },
     };
   }, [host, sessionId]);
 }

@@ -1,32 +1,56 @@
 /**
  * Run any stdio MCP server: command, args (one per line or shell-like, never through a shell),
  * cwd, env, reader mode, frame limit and the host profile whose limits apply. The exact argv
- * is shown before it runs.
+ * is shown before it runs. Edit & retry opens it filled from a session's config (`initial`)
+ * and runs it through `onRun` (a restart in that session's place) instead of a new start.
  */
 import { type ReactElement, useState } from 'react';
+import type { StartSessionRequest } from '../../../shared/host-api';
 import type { HostProfileId } from '../../../shared/host-profiles';
+import type { Result } from '../../../shared/result';
+import type { SessionInfo } from '../../../shared/session-info';
 import { OPTION_LIMITS, READER_MODES, type ReaderMode } from '../../../shared/session-options';
 import { MIB } from '../../../shared/units';
 import { ErrorText } from '../../components/ErrorText';
 import { Segmented } from '../../components/Segmented';
+import { useAsyncAction } from '../../components/useAsyncAction';
 import { type ArgsMode, parseArgs } from './argv';
 import { CommandPreview } from './CommandPreview';
 import { ENV_NAME, type EnvRow, EnvRows } from './EnvRows';
 import { HostProfileSelect } from './HostProfileSelect';
 import { maxFrameMiBFor } from './host-profile-view';
-import { useStartSession } from './useStartSession';
+import { keptEnvNames, type ServerDraft } from './server-draft';
+import { useStartCall } from './useStartSession';
 
-export function CustomServerForm(): ReactElement {
-  const [name, setName] = useState('');
-  const [command, setCommand] = useState('');
-  const [argsText, setArgsText] = useState('');
-  const [argsMode, setArgsMode] = useState<ArgsMode>('lines');
-  const [cwd, setCwd] = useState('');
-  const [env, setEnv] = useState<EnvRow[]>([]);
-  const [readerMode, setReaderMode] = useState<ReaderMode>('drain');
-  const [maxFrameMiB, setMaxFrameMiB] = useState(() => maxFrameMiBFor(null));
-  const [hostProfile, setHostProfile] = useState<HostProfileId | null>(null);
-  const start = useStartSession();
+export interface CustomServerFormProps {
+  initial?: ServerDraft;
+  submitLabel?: string;
+  /** Runs the request instead of `session:start`; `keepEnv`: variables the host fills in. */
+  onRun?(request: StartSessionRequest, keepEnv: string[]): Promise<Result<SessionInfo>>;
+}
+
+export function CustomServerForm({
+  initial,
+  submitLabel = 'Run server',
+  onRun,
+}: CustomServerFormProps = {}): ReactElement {
+  const [name, setName] = useState(initial?.name ?? '');
+  const [command, setCommand] = useState(initial?.command ?? '');
+  const [argsText, setArgsText] = useState(initial?.argsText ?? '');
+  const [argsMode, setArgsMode] = useState<ArgsMode>(initial?.argsMode ?? 'lines');
+  const [cwd, setCwd] = useState(initial?.cwd ?? '');
+  const [env, setEnv] = useState<EnvRow[]>(initial?.env ?? []);
+  const [readerMode, setReaderMode] = useState<ReaderMode>(initial?.readerMode ?? 'drain');
+  const [maxFrameMiB, setMaxFrameMiB] = useState(
+    () => initial?.maxFrameMiB ?? maxFrameMiBFor(null),
+  );
+  const [hostProfile, setHostProfile] = useState<HostProfileId | null>(
+    initial?.hostProfile ?? null,
+  );
+  const startCall = useStartCall();
+  const start = useAsyncAction((request: StartSessionRequest, keepEnv: string[]) =>
+    onRun ? onRun(request, keepEnv) : startCall(request),
+  );
 
   const args = parseArgs(argsText, argsMode);
   const maxFrameBytes = Math.round(Number(maxFrameMiB) * MIB);
@@ -46,18 +70,23 @@ export function CustomServerForm(): ReactElement {
 
   const submit = (): void => {
     if (problem || !args.ok) return;
-    void start.run({
-      server: {
-        name: name.trim() || undefined,
-        command: command.trim(),
-        args: args.value,
-        cwd: cwd.trim() || undefined,
-        env: Object.fromEntries(env.filter((r) => r.name !== '').map((r) => [r.name, r.value])),
+    const given = env.filter((r) => r.name !== '' && !(r.kept && r.value === ''));
+    void start.run(
+      {
+        ...initial?.extra,
+        server: {
+          name: name.trim() || undefined,
+          command: command.trim(),
+          args: args.value,
+          cwd: cwd.trim() || undefined,
+          env: Object.fromEntries(given.map((r) => [r.name, r.value])),
+        },
+        readerMode,
+        maxFrameBytes,
+        ...(hostProfile ? { hostProfile } : {}),
       },
-      readerMode,
-      maxFrameBytes,
-      ...(hostProfile ? { hostProfile } : {}),
-    });
+      keptEnvNames(env),
+    );
   };
 
   return (
@@ -170,7 +199,7 @@ export function CustomServerForm(): ReactElement {
           data-testid="custom-start"
           disabled={problem !== null || start.pending}
         >
-          {start.pending ? 'Starting…' : 'Run server'}
+          {start.pending ? 'Starting…' : submitLabel}
         </button>
       </div>
       <ErrorText message={start.error} />

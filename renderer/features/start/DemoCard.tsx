@@ -1,28 +1,50 @@
 /**
  * One demo of the catalog: the lesson, knobs (editable, defaults), the host profile to run it
- * under, steps, expected findings.
+ * under, steps, expected findings. Edit & retry shows it with a session's knobs (`initial`)
+ * and runs it through `onStart` (a restart in that session's place) instead of a new start.
  */
 import { type ReactElement, useState } from 'react';
 import type { DemoScenario } from '../../../shared/demo-catalog';
 import { FINDING_LEVELS } from '../../../shared/findings';
+import type { StartOptions, StartSessionRequest } from '../../../shared/host-api';
 import type { HostProfileId } from '../../../shared/host-profiles';
+import type { Result } from '../../../shared/result';
+import type { SessionInfo } from '../../../shared/session-info';
 import { ErrorText } from '../../components/ErrorText';
 import { formatBytes } from '../../components/format';
+import { useAsyncAction } from '../../components/useAsyncAction';
 import { formatArgv } from './argv';
 import { HostProfileSelect } from './HostProfileSelect';
-import { useStartSession } from './useStartSession';
+import { useStartCall } from './useStartSession';
+
+export interface DemoCardProps {
+  demo: DemoScenario;
+  initial?: { knobs: Record<string, string>; options: StartOptions };
+  startLabel?: string;
+  onStart?(request: StartSessionRequest): Promise<Result<SessionInfo>>;
+}
 
 function knobHint(unit: string | undefined, value: string): string | null {
   if (unit === 'bytes' && /^\d+$/.test(value)) return formatBytes(Number(value));
   return unit ?? null;
 }
 
-export function DemoCard({ demo }: { demo: DemoScenario }): ReactElement {
+export function DemoCard({
+  demo,
+  initial,
+  startLabel = 'Start',
+  onStart,
+}: DemoCardProps): ReactElement {
   const [knobs, setKnobs] = useState<Record<string, string>>(() =>
-    Object.fromEntries(demo.knobs.map((k) => [k.name, k.default])),
+    Object.fromEntries(demo.knobs.map((k) => [k.name, initial?.knobs[k.name] ?? k.default])),
   );
-  const [hostProfile, setHostProfile] = useState<HostProfileId | null>(null);
-  const start = useStartSession();
+  const [hostProfile, setHostProfile] = useState<HostProfileId | null>(
+    initial?.options.hostProfile ?? null,
+  );
+  const startCall = useStartCall();
+  const start = useAsyncAction((request: StartSessionRequest) =>
+    onStart ? onStart(request) : startCall(request),
+  );
   // Only knobs that differ from their defaults go on the command line.
   const changed = Object.fromEntries(
     demo.knobs.filter((k) => knobs[k.name] !== k.default).map((k) => [k.name, knobs[k.name]]),
@@ -51,7 +73,7 @@ export function DemoCard({ demo }: { demo: DemoScenario }): ReactElement {
           </span>
         </div>
       )}
-      <details>
+      <details open={initial !== undefined}>
         <summary>
           Knobs ({demo.knobs.length}) · host profile{hostProfile ? ` (${hostProfile})` : ''} · steps
           ({demo.steps.length})
@@ -101,15 +123,23 @@ export function DemoCard({ demo }: { demo: DemoScenario }): ReactElement {
           disabled={start.pending}
           onClick={() =>
             void start.run({
+              ...withoutProfile(initial?.options),
               demo: { id: demo.id, knobs: changed },
               ...(hostProfile ? { hostProfile } : {}),
             })
           }
         >
-          {start.pending ? 'Starting…' : 'Start'}
+          {start.pending ? 'Starting…' : startLabel}
         </button>
       </footer>
       <ErrorText message={start.error} />
     </article>
   );
+}
+
+/** A config's options but its host profile (the card's picker says which one applies). */
+function withoutProfile(options: StartOptions | undefined): StartOptions {
+  if (!options) return {};
+  const { hostProfile: _profile, ...rest } = options;
+  return rest;
 }

@@ -4,6 +4,8 @@ export interface EnvRow {
   key: number;
   name: string;
   value: string;
+  /** A variable of the config being edited: left empty, the host keeps its value. */
+  kept?: boolean;
 }
 
 interface EnvRowsProps {
@@ -34,12 +36,14 @@ export function EnvRows({ rows, onChange }: EnvRowsProps): ReactElement {
             aria-label="variable name"
             value={r.name}
             spellCheck={false}
-            onChange={(e) => update(r.key, { name: e.target.value })}
+            // A renamed variable is a new one: the old value is not carried over to it.
+            onChange={(e) => update(r.key, { name: e.target.value, kept: false })}
           />
           <input
             className="mono"
             type="password"
-            placeholder="value"
+            placeholder={r.kept ? '(unchanged)' : 'value'}
+            title={r.kept ? 'Leave empty to keep the value the host has' : undefined}
             aria-label={`value of ${r.name || 'variable'}`}
             autoComplete="off"
             value={r.value}

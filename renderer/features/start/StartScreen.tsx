@@ -1,6 +1,7 @@
 /**
- * The first screen: the demo catalog, a server already running under another host (attach), a
- * custom server, and servers from other hosts' configs (import, or tap them where they are).
+ * The first screen: the sessions already open (they live in the host), the demo catalog, a
+ * server already running under another host (attach), a custom server, and servers from other
+ * hosts' configs (import, or tap them where they are).
  */
 import './start.css';
 import type { ReactElement } from 'react';
@@ -11,11 +12,13 @@ import { CustomServerForm } from './CustomServerForm';
 import { DemoCatalog } from './DemoCatalog';
 import { DiscoveredConfigs } from './DiscoveredConfigs';
 import { ImportConfig } from './ImportConfig';
+import { SessionList } from './SessionList';
 
 export function StartScreen(): ReactElement {
   return (
     <div className="start" data-testid="start-screen">
       <section className="start-catalog">
+        <SessionList />
         <div className="start-attach">
           <AttachPanel />
         </div>

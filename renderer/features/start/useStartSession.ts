@@ -7,9 +7,10 @@ import { useHost } from '../../app/host-context';
 import { type AsyncAction, useAsyncAction } from '../../components/useAsyncAction';
 import { appStore } from '../../store';
 
-export function useStartSession(): AsyncAction<[StartSessionRequest], SessionInfo> {
+/** The start call itself: `session:start`, then the new session's tab is shown. */
+export function useStartCall(): (request: StartSessionRequest) => Promise<Result<SessionInfo>> {
   const host = useHost();
-  const start = useCallback(
+  return useCallback(
     async (request: StartSessionRequest): Promise<Result<SessionInfo>> => {
       const r = await host.invoke('session:start', request);
       // A server that failed to spawn still gets a tab: its start error is the diagnosis.
@@ -18,5 +19,8 @@ export function useStartSession(): AsyncAction<[StartSessionRequest], SessionInf
     },
     [host],
   );
-  return useAsyncAction(start);
+}
+
+export function useStartSession(): AsyncAction<[StartSessionRequest], SessionInfo> {
+  return useAsyncAction(useStartCall());
 }

@@ -4,6 +4,7 @@
  * skipped); this panel only strips ANSI escapes, splits lines and filters, each memoized.
  */
 import { type ReactElement, type ReactNode, useMemo, useState } from 'react';
+import { formatCount, plural } from '../../components/format.js';
 import { LogList } from '../../components/LogList.js';
 import { filterLines, skippedNote, splitLines } from './lines.js';
 import './stderr.css';
@@ -46,8 +47,8 @@ export function StderrPanel({ text, skippedBytes }: StderrPanelProps): ReactElem
         />
         <span className="ps-log-count">
           {query.trim() === ''
-            ? `${lines.length.toLocaleString()} lines`
-            : `${shown.length.toLocaleString()} of ${lines.length.toLocaleString()} lines`}
+            ? plural(lines.length, 'line')
+            : `${formatCount(shown.length)} of ${plural(lines.length, 'line')}`}
         </span>
       </div>
       {note ? (

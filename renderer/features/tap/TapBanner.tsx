@@ -30,6 +30,20 @@ export function TapBanner({ sessionId }: { sessionId: string }): ReactElement | 
           <span title={tap.host.command ? `host: ${tap.host.command}` : undefined}>
             tap pid {tap.tapPid} · server cwd <code>{tap.server.cwd}</code>
           </span>
+          {tap.relay ? (
+            <span
+              data-testid="tap-relay"
+              data-relay={tap.relay.kind}
+              title={
+                tap.relay.kind === 'native'
+                  ? 'The bytes move by splice(2), outside JavaScript: the host reads about as fast as without the tap.'
+                  : `The JavaScript relay: ${tap.relay.reason ?? ''}`
+              }
+            >
+              {' '}
+              · relay {tap.relay.kind === 'native' ? 'native' : 'Node'}
+            </span>
+          ) : null}
         </p>
       </div>
       {tap.replay ? null : <FlightRecorderDump sessionId={sessionId} />}

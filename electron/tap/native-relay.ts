@@ -1,0 +1,370 @@
+/**
+ * NativeRelay: the tap's relay on Linux when `pipescope-relay` was built (native/relay.c). The
+ * server is spawned here, as by the Node relay (relay.ts); its three pipes and the host's stdio
+ * are then handed to the native relay, which moves the bytes (splice/tee: the host reads a large
+ * answer about as fast as without the tap) and tells this side what it moved: records on a
+ * control socket, copies on two more. This side turns them into the very messages the Node relay
+ * gives its observers (FromRelay, RelayToObserver): the observer cannot tell the two apart.
+ *
+ * Once the native relay has the host's stdin and stdout, this process lets go of its own (fds 0
+ * and 1 become /dev/null): nothing it says can reach the host's stdout, and the host's EOF and
+ * EPIPE happen exactly when the native relay's do.
+ *
+ * Owns: the server, the native relay process, its three sockets, the reassemblers. Fed by: the
+ * native relay's records and copies, the server's exit, the observers' messages. Listens: the
+ * tap's entry (main.ts) through `done`.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { accessSync, closeSync, constants, openSync } from 'node:fs';
+import type { Readable, Writable } from 'node:stream';
+import { fileURLToPath } from 'node:url';
+import type { ExitInfo } from '../wire/protocol.js';
+import {
+  type FromRelay,
+  type RelayToObserver,
+  TAP_OBSERVE_MAX_BYTES,
+  type ToRelay,
+} from '../wire/tap-protocol.js';
+import { HostReadMeter } from './host-read-meter.js';
+import {
+  abandonCommand,
+  injectCommand,
+  type NativeRecord,
+  type NativeState,
+  type Piece,
+  Reassembler,
+  RecordReader,
+} from './native-records.js';
+import type { RelayEnd } from './relay.js';
+import { underDeathSignal } from './spawn-server.js';
+import { Tee } from './tee.js';
+
+const BINARY = fileURLToPath(new URL('./pipescope-relay', import.meta.url));
+const HOST_READ_MIN_BYTES = 64 * 1024;
+/** After the server's exit, how long its pipes may stay open (held by what it left behind). */
+const AFTER_EXIT_MS = 1000;
+
+/** Why the native relay cannot be used here (null: it can). `PIPESCOPE_TAP_RELAY=node` asks for
+ *  the Node relay. */
+export function nativeRelayUnavailable(env: NodeJS.ProcessEnv = process.env): string | null {
+  if (env.PIPESCOPE_TAP_RELAY === 'node') return 'PIPESCOPE_TAP_RELAY=node';
+  if (process.platform !== 'linux') return `not on ${process.platform} (splice is Linux's)`;
+  try {
+    accessSync(BINARY, constants.X_OK);
+    return null;
+  } catch {
+    return 'pipescope-relay was not built (no C compiler when `npm run build` ran)';
+  }
+}
+
+export class NativeRelay {
+  readonly child: ChildProcess;
+  readonly stdoutTee = new Tee(TAP_OBSERVE_MAX_BYTES, (bytes) => this.gapOf(bytes));
+  readonly stderrTee = new Tee(TAP_OBSERVE_MAX_BYTES, (bytes) => ({
+    type: 'stderr-gap',
+    bytes,
+    t: this.now(),
+  }));
+  readonly stdinTee = new Tee(TAP_OBSERVE_MAX_BYTES, (bytes) => ({
+    type: 'stdin-gap',
+    bytes,
+    t: this.now(),
+  }));
+  readonly done: Promise<RelayEnd>;
+  private resolveDone!: (end: RelayEnd) => void;
+  private native: ChildProcess | null = null;
+  private ctrl: Writable | null = null;
+  private readonly records = new RecordReader();
+  private readonly meter: HostReadMeter;
+  private readonly out: [Reassembler, Reassembler];
+  /** Streams whose end went to the observer (after the last of their copies). */
+  private readonly ended = [false, false];
+  /** When the native relay said each stream ended (null: not yet). */
+  private readonly endsSaid: (number | null)[] = [null, null];
+  /** The native relay's sockets still open (control, stdout's and stderr's copies): its last
+   *  records and copies are in only once all three ended. */
+  private socketsOpen = 3;
+  private exit: ExitInfo | null = null;
+  private spawnError: RelayEnd['spawnError'] = null;
+  private nativeDone = false;
+  private failed = false;
+  private exitPosted = false;
+  private finished = false;
+  private firstOutput: (() => void) | null = null;
+  /** process.hrtime.bigint() (the native relay's clock) at `now()`'s `base`. */
+  private readonly hr0 = process.hrtime.bigint();
+  private readonly base: number;
+
+  constructor(
+    command: string,
+    args: string[],
+    private readonly now: () => number,
+    /** This process's fds 0 and 1 are the host's (the real tap): let go of them once handed. */
+    private readonly ownStdio = true,
+  ) {
+    this.base = now();
+    this.done = new Promise((resolve) => {
+      this.resolveDone = resolve;
+    });
+    this.meter = new HostReadMeter(HOST_READ_MIN_BYTES, (r) =>
+      this.stdinTee.post({ type: 'host-read', ...r } satisfies RelayToObserver),
+    );
+    this.out = [
+      new Reassembler((p) => this.stdoutPiece(p)),
+      new Reassembler((p) => this.stderrPiece(p)),
+    ];
+    const [file, argv] = underDeathSignal(command, args);
+    this.child = spawn(file, argv, {
+      stdio: ['pipe', 'pipe', 'pipe'],
+      detached: true,
+    });
+    this.wireServer();
+    // Same tick as the spawn: nothing has been read from the server's pipes yet.
+    if (this.child.pid !== undefined) this.startNative();
+  }
+
+  /** `fn` once the server's first output reached the host (the observer may load then). */
+  onFirstOutput(fn: () => void): void {
+    this.firstOutput = fn;
+  }
+
+  private at(ns: bigint): number {
+    return this.base + Number(ns - this.hr0) / 1e6;
+  }
+
+  private wireServer(): void {
+    const { child } = this;
+    child.once('spawn', () => {
+      this.stdoutTee.post({ type: 'spawned', pid: child.pid ?? -1, t: this.now() });
+    });
+    child.on('error', (e: NodeJS.ErrnoException) => {
+      if (child.pid !== undefined || this.spawnError) return; // a kill() that failed
+      this.spawnError = { code: e.code ?? 'ESPAWN', message: e.message };
+      this.stdoutTee.post({ type: 'spawn-error', ...this.spawnError } satisfies FromRelay);
+      this.nativeDone = true;
+      this.finish();
+    });
+    child.once('exit', (code, signal) => {
+      this.exit = { code, signal, t: this.now() };
+      this.postExit();
+      // What the server left behind may hold its pipes: the host would see the exit at once
+      // without the tap, so the native relay gets so long to see their end.
+      const giveUp = setTimeout(() => this.ctrl?.write(abandonCommand()), AFTER_EXIT_MS);
+      giveUp.unref();
+      this.maybeFinish();
+    });
+  }
+
+  private startNative(): void {
+    const { child } = this;
+    const server = [child.stdin, child.stdout, child.stderr] as (Writable | Readable)[];
+    const native = spawn(BINARY, [], {
+      stdio: [0, 1, 2, ...server, 'pipe', 'pipe', 'pipe'],
+    });
+    this.native = native;
+    // The native relay holds them now: ours would keep the server's stdin open past the host's
+    // EOF, and must never be read.
+    for (const s of server) s.destroy();
+    if (this.ownStdio) {
+      closeSync(0);
+      openSync('/dev/null', 'r');
+      closeSync(1);
+      openSync('/dev/null', 'w');
+    }
+    // Node types stdio as a tuple of five; fds 6-8 are the 'pipe' entries asked for above.
+    const stdio = native.stdio as unknown as (Readable & Writable)[];
+    const ctrl = stdio[6] as Readable & Writable;
+    this.ctrl = ctrl;
+    ctrl.on('data', (chunk: Buffer) => {
+      try {
+        for (const r of this.records.push(chunk)) this.onRecord(r);
+      } catch (e) {
+        this.nativeFailed((e as Error).message);
+      }
+    });
+    const closed = (): void => {
+      this.socketsOpen -= 1;
+      if (this.socketsOpen === 0) this.socketsEnded();
+    };
+    ctrl.once('close', closed);
+    ctrl.on('error', () => {});
+    for (const dir of [0, 1] as const) {
+      const copies = stdio[7 + dir] as Readable;
+      copies.on('data', (chunk: Buffer) => (this.out[dir] as Reassembler).bytes(chunk));
+      copies.once('close', closed);
+      copies.on('error', () => {});
+    }
+    native.on('error', (e) => this.nativeFailed(e.message));
+    native.once('exit', (code, signal) => {
+      if (code !== 0) this.nativeFailed(`it exited (${signal ?? code})`);
+    });
+  }
+
+  /** The native relay is gone and everything it sent is in: streams it did not end, end now
+   *  (copies that never came are a gap). */
+  private socketsEnded(): void {
+    for (const dir of [0, 1] as const) {
+      (this.out[dir] as Reassembler).abandon();
+      this.endsSaid[dir] ??= this.now();
+      this.maybeEnd(dir);
+    }
+    this.nativeDone = true;
+    this.maybeFinish();
+  }
+
+  /** The native relay failed: the host's pipes went with it. Say so; the server has no one to
+   *  talk to any more. */
+  private nativeFailed(why: string): void {
+    if (this.failed) return;
+    this.failed = true;
+    process.stderr.write(`pipescope tap: the native relay failed: ${why}\n`);
+    this.native?.kill('SIGKILL');
+    if (!this.exit) this.child.kill('SIGTERM');
+  }
+
+  private onRecord(r: NativeRecord): void {
+    switch (r.type) {
+      case 'mark':
+        (this.out[r.dir] as Reassembler).mark(r);
+        if (r.dir === 0 && this.firstOutput) {
+          const fn = this.firstOutput;
+          this.firstOutput = null;
+          setImmediate(fn);
+        }
+        return;
+      case 'eof':
+        this.endsSaid[r.dir] = this.at(r.t);
+        this.maybeEnd(r.dir);
+        return;
+      case 'state':
+        this.postState(r);
+        return;
+      case 'stdin':
+        this.stdinTee.chunk(r.data, (data) => ({ type: 'stdin', data, t: this.at(r.t) }));
+        return;
+      case 'stdin-gap':
+        this.stdinTee.post({ type: 'stdin-gap', bytes: r.bytes, t: this.at(r.t) });
+        return;
+      case 'stdin-eof':
+        this.stdinTee.post({ type: 'stdin-end', t: this.at(r.t) } satisfies RelayToObserver);
+        return;
+      case 'inject-done':
+        this.stdoutTee.post(
+          {
+            type: 'inject-done',
+            seq: r.seq,
+            waitedMs: Number(r.waitedNs) / 1e6,
+            ...(r.error !== null && { error: r.error }),
+          } satisfies FromRelay,
+          true,
+        );
+        return;
+      default:
+        // ready, host-gone, done: the marks, the state and the sockets' end say what follows
+        return;
+    }
+  }
+
+  private stdoutPiece(p: Piece): void {
+    const { mark } = p;
+    const t = this.at(mark.readAt);
+    if (p.kind === 'gap') {
+      this.meter.skip(mark.bytes);
+      this.stdoutTee.post({ type: 'gap', bytes: mark.bytes, t } satisfies FromRelay);
+    } else {
+      this.meter.read(p.data, t);
+      this.stdoutTee.chunk(p.data, (data) => ({ type: 'stdout', data, t }) satisfies FromRelay);
+    }
+    if (mark.delivered) this.meter.written(mark.bytes, this.at(mark.writtenAt));
+    this.maybeEnd(0);
+  }
+
+  private stderrPiece(p: Piece): void {
+    const t = this.at(p.mark.readAt);
+    if (p.kind === 'gap') this.stderrTee.post({ type: 'stderr-gap', bytes: p.mark.bytes, t });
+    else this.stderrTee.chunk(p.data, (data) => ({ type: 'stderr', data, t }));
+    this.maybeEnd(1);
+  }
+
+  /** A stream's end goes to the observer after the last of its copies. */
+  private maybeEnd(dir: 0 | 1): void {
+    const said = this.endsSaid[dir];
+    if (this.ended[dir] || said === null || !(this.out[dir] as Reassembler).idle) return;
+    this.ended[dir] = true;
+    if (dir === 0) {
+      this.stdoutTee.post({ type: 'stdout-end', t: said } satisfies FromRelay);
+      this.postExit();
+    }
+    this.maybeFinish();
+  }
+
+  /** The server's exit goes to the observer after its output's end and last copy (the order a
+   *  relay that copies as it goes gives by itself): the observer's stop waits for the exit, and
+   *  copies the native relay still hands over after it would be cut. Its time is the real one. */
+  private postExit(): void {
+    if (this.exitPosted || !this.exit || !this.ended[0]) return;
+    this.exitPosted = true;
+    this.stdoutTee.post({ type: 'exit', exit: this.exit } satisfies FromRelay);
+  }
+
+  private postState(s: NativeState): void {
+    const t = this.at(s.t);
+    this.stdoutTee.post(
+      {
+        type: 'state',
+        t,
+        host: {
+          reading: !s.hostBlocked,
+          notReadingSince: s.hostBlockedSince === null ? null : this.at(s.hostBlockedSince),
+          notReadingMs: Number(s.hostBlockedNs) / 1e6,
+          pendingBytes: s.pendingBytes,
+          deliveredBytes: s.deliveredBytes,
+        },
+        stdin: {
+          bytes: s.stdinWritten,
+          pendingBytes: s.stdinPendingBytes,
+          pendingSince: s.stdinBlockedSince === null ? null : this.at(s.stdinBlockedSince),
+          waitMs: Number(s.stdinWaitNs) / 1e6,
+          closed: s.stdinClosed,
+        },
+      } satisfies FromRelay,
+      true,
+    );
+  }
+
+  onWorkerMessage(msg: ToRelay): void {
+    if (msg.type === 'ack')
+      (msg.stream === 'stderr' ? this.stderrTee : this.stdoutTee).ack(msg.bytes);
+    else if (this.ctrl && !this.nativeDone) this.ctrl.write(injectCommand(msg.seq, msg.data));
+    else
+      this.stdoutTee.post(
+        { type: 'inject-done', seq: msg.seq, waitedMs: 0, error: 'the server is gone' },
+        true,
+      );
+  }
+
+  private gapOf(bytes: number): FromRelay {
+    return { type: 'gap', bytes, t: this.now() };
+  }
+
+  /** Done once the server exited and the native relay delivered everything it read (it ends
+   *  then, and its sockets with it). */
+  private maybeFinish(): void {
+    if (this.finished || !this.exit || !this.nativeDone) return;
+    this.finish();
+  }
+
+  private finish(): void {
+    if (this.finished) return;
+    this.finished = true;
+    if (this.exit && !this.exitPosted) {
+      this.exitPosted = true;
+      this.stdoutTee.post({ type: 'exit', exit: this.exit } satisfies FromRelay);
+    }
+    this.stdoutTee.flush();
+    this.stderrTee.flush();
+    this.stdinTee.flush();
+    this.ctrl?.destroy();
+    this.resolveDone({ exit: this.exit, spawnError: this.spawnError });
+  }
+}

@@ -1,0 +1,614 @@
+/*
+ * pipescope-relay: the byte pump of `pipescope tap` on Linux (electron/tap/native-relay.ts runs
+ * it; DESIGN.md "Tap, attach and check"). A relay written in JavaScript costs a host 2.5-4x the
+ * time of a direct pipe on a 64 MiB answer (docs/performance.md); this one moves the server's
+ * output with splice(2) and copies it for the observer with tee(2), so no byte of it passes
+ * through user space and the host reads it about as fast as it would without the tap.
+ *
+ * File descriptors, set up by the tap (Node's spawn):
+ *   0 host stdin   1 host stdout   2 host stderr (the tap's own)
+ *   3 server stdin 4 server stdout 5 server stderr   (the ends the tap holds)
+ *   6 control: records to the tap (events, marks, the host's stdin copies); commands from it
+ *   7 stdout copies   8 stderr copies   (the bytes the marks on 6 describe, in order)
+ *
+ * Server -> host (stdout, and stderr the same way): splice the server's socket into a pipe P
+ * (one 64 KiB load at a time), tee P's head into the observer pipe O (never waiting: when O is
+ * full the load goes uncopied, a gap), splice P into the host's fd. While the host does not take
+ * P, the server is not read: it blocks in write() as it would without the tap, and the tap holds
+ * nothing but P. Each piece the host took is described on fd 6 by a mark (offset, length, copied
+ * or not, when it was read from the server, when the host's pipe took it).
+ * Host -> server (stdin): read and write (requests are small), so that Pipescope's own lines (a
+ * cancellation) go in between two of the host's lines, never inside one; copies go on fd 6.
+ *
+ * Nothing here ever writes fd 1 but the server's bytes. SIGPIPE, SIGINT, SIGTERM, SIGHUP and
+ * SIGQUIT are ignored: the tap forwards the host's signals to the server, and this process ends
+ * when the server's output has ended and reached the host (or the tap says abandon, or dies:
+ * PR_SET_PDEATHSIG). Memory: fixed buffers, and the control queue under CTRL_MAX.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <time.h>
+#include <unistd.h>
+
+enum { HOST_IN = 0, HOST_OUT = 1, HOST_ERR = 2, SRV_IN = 3, SRV_OUT = 4, SRV_ERR = 5, CTRL = 6,
+       OBS_OUT = 7, OBS_ERR = 8 };
+
+/* Records to the tap: an 8-byte header (type, dir, flags, payload length) and a payload of
+ * little-endian u64s, then bytes. Keep in step with electron/tap/native-records.ts. */
+enum { R_READY = 1, R_MARK = 2, R_EOF = 3, R_STATE = 4, R_STDIN = 5, R_STDIN_GAP = 6,
+       R_STDIN_EOF = 7, R_INJECT_DONE = 8, R_HOST_GONE = 9, R_DONE = 10, R_ERROR = 11 };
+enum { F_OBSERVED = 1, F_UNDELIVERED = 2 };
+/* Commands from the tap: an 8-byte header (type, 0, 0, payload length), then the payload. */
+enum { C_INJECT = 1, C_ABANDON = 2 };
+
+#define LOAD (64 * 1024)
+#define OBS_PIPE (1024 * 1024)
+#define RING_MAX (64 * 1024 * 1024)
+#define STDIN_BUF (64 * 1024)
+#define CTRL_MAX (16 * 1024 * 1024)
+#define CMD_MAX (1024 * 1024)
+#define STATE_EVERY_NS 100000000ull
+#define STATE_MIN_NS 5000000ull
+#define OBS_DRAIN_NS 5000000000ull
+#define RING_KEEP_NS 1000000000ull
+
+static uint64_t now_ns(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static void fail(const char *what) {
+  char msg[256];
+  int n = snprintf(msg, sizeof msg, "pipescope-relay: %s: %s\n", what, strerror(errno));
+  if (n > 0 && write(HOST_ERR, msg, (size_t)n) < 0) { /* nothing left to tell */ }
+  _exit(70);
+}
+
+/* ---- the control queue (records to the tap), bounded ---- */
+
+static char *cq;
+static size_t cq_len, cq_off, cq_cap;
+static int ctrl_gone;
+
+static int cq_room(size_t n) { return cq_len - cq_off + n <= CTRL_MAX; }
+
+static void cq_put(const void *p, size_t n) {
+  if (cq_off > 0 && cq_len + n > cq_cap) {
+    memmove(cq, cq + cq_off, cq_len - cq_off);
+    cq_len -= cq_off;
+    cq_off = 0;
+  }
+  if (cq_len + n > cq_cap) {
+    size_t cap = cq_cap ? cq_cap : 65536;
+    while (cap < cq_len + n) cap *= 2;
+    char *q = realloc(cq, cap);
+    if (!q) fail("out of memory");
+    cq = q;
+    cq_cap = cap;
+  }
+  memcpy(cq + cq_len, p, n);
+  cq_len += n;
+}
+
+static void record(int type, int dir, int flags, const uint64_t *u, int nu, const void *bytes,
+                   size_t nbytes) {
+  if (ctrl_gone) return;
+  uint32_t len = (uint32_t)(nu * 8 + nbytes);
+  unsigned char h[8] = {(unsigned char)type, (unsigned char)dir, (unsigned char)flags, 0,
+                        (unsigned char)len, (unsigned char)(len >> 8), (unsigned char)(len >> 16),
+                        (unsigned char)(len >> 24)};
+  cq_put(h, 8);
+  if (nu) cq_put(u, (size_t)nu * 8); /* little-endian hosts only (x86-64, arm64) */
+  if (nbytes) cq_put(bytes, nbytes);
+}
+
+static void cq_flush(void) {
+  while (!ctrl_gone && cq_off < cq_len) {
+    ssize_t w = write(CTRL, cq + cq_off, cq_len - cq_off);
+    if (w > 0) cq_off += (size_t)w;
+    else if (w < 0 && errno == EINTR) continue;
+    else if (w < 0 && errno == EAGAIN) return;
+    else ctrl_gone = 1;
+  }
+  if (cq_off == cq_len) cq_off = cq_len = 0;
+}
+
+/* ---- server -> host, one per stream ---- */
+
+struct out {
+  int dir, src, dst, obs;
+  int p[2], o[2], scratch[2];
+  size_t in_p, teed, in_o;
+  /* Copies the tap is too slow to take through O (O full): kept here, in order after O's, under
+   * RING_MAX; past it a load goes uncopied. One reservation of RING_MAX, its pages touched only
+   * as used and given back whenever it empties. */
+  char *ring;
+  size_t ring_off, ring_len;
+  uint64_t ring_used_at;
+  int ring_resident;
+  uint64_t off, delivered, load_t;
+  int src_eof, done, dst_gone, obs_gone, blocked, released;
+  uint64_t blocked_since, blocked_ns, ending_since;
+};
+
+static struct out outs[2];
+static int abandoning;
+static int devnull = -1;
+
+static void out_init(struct out *s, int dir, int src, int dst, int obs) {
+  memset(s, 0, sizeof *s);
+  s->dir = dir;
+  s->src = src;
+  s->dst = dst;
+  s->obs = obs;
+  if (pipe2(s->p, O_NONBLOCK | O_CLOEXEC) < 0 || pipe2(s->o, O_NONBLOCK | O_CLOEXEC) < 0 ||
+      pipe2(s->scratch, O_NONBLOCK | O_CLOEXEC) < 0)
+    fail("pipe2");
+  fcntl(s->p[1], F_SETPIPE_SZ, LOAD);
+  fcntl(s->o[1], F_SETPIPE_SZ, OBS_PIPE); /* the observer's slack; best effort */
+}
+
+static void mark(struct out *s, size_t n, int flags, uint64_t t) {
+  uint64_t u[4] = {s->off, n, s->load_t, t};
+  record(R_MARK, s->dir, flags, u, 4, NULL, 0);
+  s->off += n;
+}
+
+static void set_blocked(struct out *s, int on, uint64_t t);
+
+/* The host closed its end: what P holds is never delivered; the server's next write fails. */
+static void out_dst_gone(struct out *s, uint64_t t) {
+  if (s->dst_gone) return;
+  s->dst_gone = 1;
+  set_blocked(s, 0, t);
+  uint64_t u[1] = {t};
+  record(R_HOST_GONE, s->dir, 0, u, 1, NULL, 0);
+  if (s->teed) mark(s, s->teed, F_OBSERVED | F_UNDELIVERED, t);
+  if (s->in_p > s->teed) mark(s, s->in_p - s->teed, F_UNDELIVERED, t);
+  s->in_p = s->teed = 0;
+  if (s->dir == 0) { /* stdout: as without the tap, the server's writes now fail (EPIPE) */
+    close(s->src);
+    s->src = -1;
+    s->src_eof = 1;
+  }
+}
+
+/* P's head copied into the ring (tee into a scratch pipe, then read: P keeps it for the host);
+ * returns the bytes copied. */
+static size_t ring_copy(struct out *s) {
+  if (!s->ring) {
+    void *m = mmap(NULL, RING_MAX, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
+                   -1, 0);
+    if (m == MAP_FAILED) return 0; /* no room: this load goes uncopied */
+    s->ring = m;
+  }
+  s->ring_used_at = now_ns();
+  s->ring_resident = 1;
+  if (s->ring_off + s->ring_len + s->in_p > RING_MAX) {
+    memmove(s->ring, s->ring + s->ring_off, s->ring_len);
+    s->ring_off = 0;
+  }
+  ssize_t n = tee(s->p[0], s->scratch[1], s->in_p, SPLICE_F_NONBLOCK);
+  if (n <= 0) return 0;
+  size_t got = 0;
+  while (got < (size_t)n) {
+    ssize_t r = read(s->scratch[0], s->ring + s->ring_off + s->ring_len + got, (size_t)n - got);
+    if (r <= 0) fail("reading the scratch pipe");
+    got += (size_t)r;
+  }
+  s->ring_len += got;
+  return got;
+}
+
+/* Copies to the tap, at most `budget` bytes: only when the host's path has nothing to move, so
+ * that handing them over never delays a byte to the host (it runs between a burst's loads, and
+ * after the burst). O's go first, then the ring's (in order). Returns whether anything moved. */
+static int obs_step(struct out *s, size_t budget) {
+  int moved = 0;
+  if (s->obs_gone) return 0;
+  if (s->in_o > 0) {
+    size_t k = s->in_o < budget ? s->in_o : budget;
+    ssize_t n = splice(s->o[0], NULL, s->obs, NULL, k, SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
+    if (n > 0) {
+      s->in_o -= (size_t)n;
+      moved = 1;
+    } else if (n < 0 && errno != EAGAIN && errno != EINTR) {
+      s->obs_gone = 1; /* the tap stopped observing: relay on, uncopied */
+    }
+  } else if (s->ring_len > 0) {
+    size_t k = s->ring_len < budget ? s->ring_len : budget;
+    ssize_t n = write(s->obs, s->ring + s->ring_off, k);
+    if (n > 0) {
+      s->ring_off += (size_t)n;
+      s->ring_len -= (size_t)n;
+      if (s->ring_len == 0) s->ring_off = 0;
+      moved = 1;
+    } else if (n < 0 && errno != EAGAIN && errno != EINTR) {
+      s->obs_gone = 1;
+    }
+  }
+  return moved;
+}
+
+/* Moves what it can towards the host without waiting; returns whether anything moved. */
+static int out_step(struct out *s) {
+  int moved = 0;
+  uint64_t t;
+  if (s->done) return 0;
+  if (s->in_p == 0 && !s->src_eof && !abandoning) {
+    ssize_t n = splice(s->src, NULL, s->p[1], NULL, LOAD, SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
+    if (n > 0) {
+      s->in_p = (size_t)n;
+      s->teed = 0;
+      s->load_t = now_ns();
+      moved = 1;
+    } else if (n == 0 || (errno != EAGAIN && errno != EINTR)) {
+      s->src_eof = 1; /* the server's end is closed (or failed: the same to the host) */
+      moved = 1;
+    }
+  }
+  if (s->in_p > 0 && s->teed == 0 && !s->obs_gone) {
+    ssize_t n = s->ring_len ? 0 : tee(s->p[0], s->o[1], s->in_p, SPLICE_F_NONBLOCK);
+    if (n > 0) {
+      s->teed = (size_t)n;
+      s->in_o += (size_t)n;
+    } else if (s->ring_len + s->in_p <= RING_MAX) {
+      s->teed = ring_copy(s);
+    }
+  }
+  if (s->in_p > 0) {
+    size_t k = s->teed ? s->teed : s->in_p;
+    /* stderr the host no longer takes goes on into /dev/null: the server must never block. */
+    int target = s->dst_gone ? devnull : s->dst;
+    ssize_t n = splice(s->p[0], NULL, target, NULL, k, SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
+    t = now_ns();
+    if (n > 0) {
+      set_blocked(s, 0, t);
+      mark(s, (size_t)n, (s->teed ? F_OBSERVED : 0) | (s->dst_gone ? F_UNDELIVERED : 0), t);
+      if (!s->dst_gone) s->delivered += (size_t)n;
+      s->in_p -= (size_t)n;
+      if (s->teed) s->teed -= (size_t)n;
+      moved = 1;
+    } else if (n < 0 && errno == EAGAIN) {
+      set_blocked(s, 1, t);
+    } else if (n < 0 && errno != EINTR) {
+      if (s->dir == 0) out_dst_gone(s, t);
+      else {
+        s->dst_gone = 1;
+        set_blocked(s, 0, t);
+        uint64_t u[1] = {t};
+        record(R_HOST_GONE, s->dir, 0, u, 1, NULL, 0);
+      }
+      moved = 1;
+    }
+  }
+  if (s->in_p == 0 && (s->src_eof || abandoning) && !s->released) {
+    /* The host has all of it: let go of its fd now, so it sees the end when it would without
+     * the tap, while the last copies still go to the tap. */
+    s->released = 1;
+    if (!s->dst_gone) dup2(devnull, s->dst);
+  }
+  if (s->in_p == 0 && (s->src_eof || abandoning) && (s->in_o > 0 || s->ring_len > 0) &&
+      !s->obs_gone) {
+    /* The copies still in O go to the tap first, for so long: it may be gone or stuck. */
+    uint64_t t2 = now_ns();
+    if (!s->ending_since) s->ending_since = t2;
+    else if (t2 - s->ending_since > OBS_DRAIN_NS) s->obs_gone = 1;
+  }
+  if (s->in_p == 0 && (s->src_eof || abandoning) &&
+      ((s->in_o == 0 && s->ring_len == 0) || s->obs_gone) && !s->done) {
+    s->done = 1;
+    uint64_t u[2] = {now_ns(), s->off};
+    record(R_EOF, s->dir, 0, u, 2, NULL, 0);
+    if (s->src >= 0) close(s->src);
+    s->src = -1;
+    moved = 1;
+  }
+  return moved;
+}
+
+/* ---- host -> server ---- */
+
+static char in_buf[STDIN_BUF];
+static size_t in_len, in_off;
+static int in_eof, in_closed, in_at_line_end = 1, in_blocked;
+static uint64_t in_read, in_written, in_blocked_since, in_wait_ns;
+
+struct inject {
+  uint64_t seq, at;
+  char *data;
+  size_t len, off;
+  struct inject *next;
+};
+static struct inject *inj_head, *inj_tail;
+
+static void inject_done(struct inject *j, const char *error) {
+  uint64_t u[2] = {j->seq, now_ns() - j->at};
+  record(R_INJECT_DONE, 0, 0, u, 2, error, error ? strlen(error) : 0);
+  inj_head = j->next;
+  if (!inj_head) inj_tail = NULL;
+  free(j->data);
+  free(j);
+}
+
+static void inject_fail_all(const char *error) {
+  while (inj_head) inject_done(inj_head, error);
+}
+
+static void stdin_closed(void) {
+  if (in_closed) return;
+  in_closed = 1;
+  in_len = in_off = 0;
+  /* The host's next write fails (EPIPE), as it would have without the tap: the tap itself has
+   * let go of fd 0 already; /dev/null takes its number here. */
+  int fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+  if (fd >= 0) {
+    dup2(fd, HOST_IN);
+    close(fd);
+  }
+  in_eof = 1;
+  inject_fail_all("server closed stdin");
+}
+
+/* One write to the server's stdin; returns bytes taken, 0 when it must wait, -1 when closed. */
+static ssize_t to_server(const char *p, size_t n) {
+  ssize_t w = write(SRV_IN, p, n);
+  uint64_t t = now_ns();
+  if (w > 0) {
+    in_written += (size_t)w;
+    if (in_blocked) {
+      in_blocked = 0;
+      in_wait_ns += t - in_blocked_since;
+    }
+    if ((size_t)w < n && !in_blocked) {
+      in_blocked = 1;
+      in_blocked_since = t;
+    }
+    return w;
+  }
+  if (w < 0 && (errno == EAGAIN || errno == EINTR)) {
+    if (!in_blocked) {
+      in_blocked = 1;
+      in_blocked_since = t;
+    }
+    return 0;
+  }
+  stdin_closed();
+  return -1;
+}
+
+static int in_step(void) {
+  int moved = 0;
+  if (in_closed) return 0;
+  /* Pipescope's lines first, whenever the host's stream is at a line's end. */
+  while (inj_head && in_at_line_end) {
+    struct inject *j = inj_head;
+    ssize_t w = to_server(j->data + j->off, j->len - j->off);
+    if (w < 0) return 1;
+    if (w == 0) return moved;
+    j->off += (size_t)w;
+    moved = 1;
+    if (j->off == j->len) inject_done(j, NULL);
+  }
+  if (in_off < in_len) {
+    size_t n = in_len - in_off;
+    if (inj_head) { /* only up to the end of the host's line: a line of ours is waiting */
+      char *nl = memchr(in_buf + in_off, '\n', n);
+      if (nl) n = (size_t)(nl - (in_buf + in_off)) + 1;
+    }
+    ssize_t w = to_server(in_buf + in_off, n);
+    if (w < 0) return 1;
+    if (w > 0) {
+      in_at_line_end = in_buf[in_off + (size_t)w - 1] == '\n';
+      in_off += (size_t)w;
+      moved = 1;
+    }
+  }
+  if (in_off == in_len && !in_eof) {
+    ssize_t r = read(HOST_IN, in_buf, STDIN_BUF);
+    uint64_t t = now_ns();
+    if (r > 0) {
+      in_len = (size_t)r;
+      in_off = 0;
+      uint64_t u[2] = {t, in_read};
+      if (cq_room((size_t)r + 24)) record(R_STDIN, 0, 0, u, 2, in_buf, (size_t)r);
+      else {
+        uint64_t g[3] = {t, in_read, (uint64_t)r};
+        record(R_STDIN_GAP, 0, 0, g, 3, NULL, 0);
+      }
+      in_read += (size_t)r;
+      moved = 1;
+    } else if (r == 0 || (errno != EAGAIN && errno != EINTR)) {
+      in_eof = 1;
+      uint64_t u[1] = {t};
+      record(R_STDIN_EOF, 0, 0, u, 1, NULL, 0);
+      moved = 1;
+    }
+  }
+  if (in_eof && in_off == in_len && !in_closed) {
+    /* The host closed its end: the server sees EOF once our lines are written. */
+    if (!inj_head) {
+      close(SRV_IN);
+      in_closed = 1;
+    } else if (!in_at_line_end) inject_fail_all("the host closed stdin inside a line");
+  }
+  return moved;
+}
+
+/* ---- state, commands ---- */
+
+static uint64_t last_state_at;
+static int state_dirty = 1;
+
+static void set_blocked(struct out *s, int on, uint64_t t) {
+  if (s->blocked == on) return;
+  s->blocked = on;
+  if (on) s->blocked_since = t;
+  else s->blocked_ns += t - s->blocked_since;
+  if (s->dir == 0) state_dirty = 1;
+}
+
+static void send_state(uint64_t t) {
+  struct out *s = &outs[0];
+  uint64_t u[11] = {t,
+                    (uint64_t)s->blocked,
+                    s->blocked ? s->blocked_since : 0,
+                    s->blocked_ns + (s->blocked ? t - s->blocked_since : 0),
+                    s->in_p,
+                    s->delivered,
+                    in_written,
+                    in_blocked ? (uint64_t)(in_len - in_off) : 0,
+                    in_blocked ? in_blocked_since : 0,
+                    in_wait_ns + (in_blocked ? t - in_blocked_since : 0),
+                    (uint64_t)in_closed};
+  record(R_STATE, 0, 0, u, 11, NULL, 0);
+  last_state_at = t;
+  state_dirty = 0;
+}
+
+static char cmd_buf[CMD_MAX + 16];
+static size_t cmd_len;
+
+static void read_commands(void) {
+  for (;;) {
+    ssize_t r = read(CTRL, cmd_buf + cmd_len, sizeof cmd_buf - cmd_len);
+    if (r == 0 || (r < 0 && errno != EAGAIN && errno != EINTR)) {
+      ctrl_gone = 1; /* the tap is gone: relay on, unobserved, until the streams end */
+      return;
+    }
+    if (r < 0) break;
+    cmd_len += (size_t)r;
+    for (;;) {
+      if (cmd_len < 8) break;
+      unsigned char *h = (unsigned char *)cmd_buf;
+      uint32_t len = (uint32_t)h[4] | (uint32_t)h[5] << 8 | (uint32_t)h[6] << 16 |
+                     (uint32_t)h[7] << 24;
+      if (len > CMD_MAX) {
+        errno = EPROTO;
+        fail("a command over its limit");
+      }
+      if (cmd_len < 8 + (size_t)len) break;
+      if (h[0] == C_INJECT && len >= 8) {
+        struct inject *j = calloc(1, sizeof *j);
+        if (!j || !(j->data = malloc(len - 8))) fail("out of memory");
+        memcpy(&j->seq, cmd_buf + 8, 8);
+        memcpy(j->data, cmd_buf + 16, len - 8);
+        j->len = len - 8;
+        j->at = now_ns();
+        if (in_closed) {
+          inj_head = inj_tail = j;
+          inject_done(j, "server closed stdin");
+        } else {
+          if (inj_tail) inj_tail->next = j;
+          else inj_head = j;
+          inj_tail = j;
+        }
+      } else if (h[0] == C_ABANDON) {
+        abandoning = 1;
+      }
+      memmove(cmd_buf, cmd_buf + 8 + len, cmd_len - 8 - len);
+      cmd_len -= 8 + len;
+    }
+  }
+}
+
+static void nonblock(int fd) {
+  int fl = fcntl(fd, F_GETFL);
+  if (fl >= 0) fcntl(fd, F_SETFL, fl | O_NONBLOCK);
+}
+
+int main(void) {
+  pid_t parent = getppid();
+  prctl(PR_SET_PDEATHSIG, SIGKILL);
+  if (getppid() != parent) _exit(71); /* the tap died before we could follow it */
+  signal(SIGPIPE, SIG_IGN);
+  signal(SIGINT, SIG_IGN);
+  signal(SIGTERM, SIG_IGN);
+  signal(SIGHUP, SIG_IGN);
+  signal(SIGQUIT, SIG_IGN);
+  for (int fd = 0; fd <= OBS_ERR; fd++) {
+    if (fcntl(fd, F_GETFD) < 0) fail("a descriptor the tap should have given");
+    nonblock(fd);
+  }
+  devnull = open("/dev/null", O_WRONLY | O_CLOEXEC);
+  if (devnull < 0) fail("/dev/null");
+  out_init(&outs[0], 0, SRV_OUT, HOST_OUT, OBS_OUT);
+  out_init(&outs[1], 1, SRV_ERR, HOST_ERR, OBS_ERR);
+  uint64_t ready[1] = {now_ns()};
+  record(R_READY, 0, 0, ready, 1, NULL, 0);
+
+  for (;;) {
+    int moved;
+    do {
+      do {
+        moved = 0;
+        for (int i = 0; i < 2; i++) moved |= out_step(&outs[i]);
+        moved |= in_step();
+      } while (moved);
+      /* The host's path is still: one slice of copies to the tap, then look again. */
+      for (int i = 0; i < 2; i++) moved |= obs_step(&outs[i], LOAD);
+    } while (moved);
+    for (int i = 0; i < 2; i++) {
+      struct out *s = &outs[i];
+      if (s->ring_resident && s->ring_len == 0 && now_ns() - s->ring_used_at > RING_KEEP_NS) {
+        madvise(s->ring, RING_MAX, MADV_DONTNEED); /* idle: its pages back to the system */
+        s->ring_resident = 0;
+      }
+    }
+    uint64_t t = now_ns();
+    if (state_dirty ? t - last_state_at >= STATE_MIN_NS : t - last_state_at >= STATE_EVERY_NS)
+      send_state(t);
+    if (outs[0].done && outs[1].done) break;
+    /* What this round said goes to the tap before waiting: one write a round, not a record. */
+    cq_flush();
+
+    struct pollfd p[12];
+    int n = 0;
+    for (int i = 0; i < 2; i++) {
+      struct out *s = &outs[i];
+      if (s->done) continue;
+      if (s->in_p == 0 && !s->src_eof && !abandoning) p[n++] = (struct pollfd){s->src, POLLIN, 0};
+      if (s->in_p > 0 && !s->dst_gone) p[n++] = (struct pollfd){s->dst, POLLOUT, 0};
+      if ((s->in_o > 0 || s->ring_len > 0) && !s->obs_gone)
+        p[n++] = (struct pollfd){s->obs, POLLOUT, 0};
+    }
+    if (!in_closed) {
+      if (in_off == in_len && !in_eof) p[n++] = (struct pollfd){HOST_IN, POLLIN, 0};
+      if (in_off < in_len || (inj_head && in_at_line_end))
+        p[n++] = (struct pollfd){SRV_IN, POLLOUT, 0};
+    }
+    if (!ctrl_gone) {
+      short ev = cq_len > cq_off ? POLLIN | POLLOUT : POLLIN;
+      /* Past its bound the queue is only drained: stop reading what would add to it. */
+      p[n++] = (struct pollfd){CTRL, ev, 0};
+    }
+    uint64_t wait_ms = state_dirty ? STATE_MIN_NS / 1000000 : STATE_EVERY_NS / 1000000;
+    int r = poll(p, (nfds_t)n, (int)wait_ms);
+    if (r < 0 && errno != EINTR) fail("poll");
+    for (int i = 0; i < n; i++) {
+      if (p[i].fd == CTRL && (p[i].revents & (POLLIN | POLLHUP | POLLERR))) read_commands();
+      /* A peer that hung up reads as EOF or EPIPE in the next step. */
+    }
+  }
+  /* Everything is delivered: say so, and let the tap read the last records. */
+  send_state(now_ns());
+  uint64_t done[1] = {now_ns()};
+  record(R_DONE, 0, 0, done, 1, NULL, 0);
+  /* The last records: wait for the tap to take them, so long (it may be gone or stuck). */
+  uint64_t until = now_ns() + OBS_DRAIN_NS;
+  for (cq_flush(); !ctrl_gone && cq_off < cq_len && now_ns() < until; cq_flush()) {
+    struct pollfd p = {CTRL, POLLOUT, 0};
+    poll(&p, 1, 100);
+  }
+  return 0;
+}

@@ -1,0 +1,153 @@
+/**
+ * The tap's native relay (electron/tap/native/relay.c) on real processes: that it is built
+ * where it can be, that it compiles without a warning, that it hides nothing under backpressure
+ * (a host that never reads lets the server write about as far as it would without the tap: the
+ * server blocks, the tap does not buffer), and that its failure is said and ends the server.
+ * The byte-exactness, signals, exits and observation of both relays: tap-relay, tap-edges and
+ * tap-engine, which run once with each.
+ */
+import { type ChildProcessWithoutNullStreams, spawn, spawnSync } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { CLI, MiB, REPO } from './helpers.js';
+import { NATIVE_RELAY } from './tap-relays.js';
+
+const running = new Set<ChildProcessWithoutNullStreams>();
+afterEach(() => {
+  for (const c of running) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
+  running.clear();
+});
+
+const hasCc = process.platform === 'linux' && spawnSync('cc', ['--version']).status === 0;
+
+/** A server that writes 16 MiB to stdout as fast as the pipe takes it and says on stderr how
+ *  much the kernel has taken so far (each write's callback). */
+const WRITER = `
+const chunk = Buffer.alloc(64 * 1024, 120);
+let taken = 0;
+const say = () => process.stderr.write('taken ' + taken + '\\n');
+let n = 0;
+const more = () => {
+  while (n < 256) {
+    n++;
+    const ok = process.stdout.write(chunk, () => { taken += chunk.length; say(); });
+    if (!ok) return process.stdout.once('drain', more);
+  }
+};
+more();
+setInterval(() => {}, 1000);
+`;
+
+function start(argv: string[], env: Record<string, string> = {}): ChildProcessWithoutNullStreams {
+  const dir = mkdtempSync(path.join(tmpdir(), 'native-relay-'));
+  const c = spawn(argv[0] as string, argv.slice(1), {
+    env: { ...process.env, PIPESCOPE_TAP_DIR: dir, PIPESCOPE_TRACE_DIR: dir, ...env },
+  });
+  running.add(c);
+  return c;
+}
+
+/** How far the server got while nobody read its output: its last "taken" once it stopped
+ *  growing for `quietMs` (and it has said one: a server slow to start is waited for). */
+function takenWhenBlocked(c: ChildProcessWithoutNullStreams, quietMs = 700): Promise<number> {
+  return new Promise((resolve, reject) => {
+    let last = 0;
+    let timer = setTimeout(() => reject(new Error('the server never wrote')), 20_000);
+    c.stderr.on('data', (d: Buffer) => {
+      const m = [...d.toString().matchAll(/taken (\d+)/g)].pop();
+      if (!m) return;
+      last = Number(m[1]);
+      clearTimeout(timer);
+      timer = setTimeout(() => resolve(last), quietMs);
+    });
+    c.once('exit', (code) => reject(new Error(`exited (${code}) while it should block`)));
+  });
+}
+
+describe('the native relay', () => {
+  it.runIf(hasCc)('is built where a C compiler is, and compiles without a warning', () => {
+    expect(readdirSync(path.dirname(NATIVE_RELAY))).toContain('pipescope-relay');
+    const out = path.join(mkdtempSync(path.join(tmpdir(), 'relay-cc-')), 'relay');
+    const r = spawnSync(
+      'cc',
+      [
+        '-O2',
+        '-std=gnu11',
+        '-Wall',
+        '-Wextra',
+        '-Werror',
+        '-o',
+        out,
+        'electron/tap/native/relay.c',
+      ],
+      { cwd: REPO, encoding: 'utf8' },
+    );
+    expect(r.stderr).toBe('');
+    expect(r.status).toBe(0);
+    rmSync(path.dirname(out), { recursive: true, force: true });
+  });
+
+  it.runIf(process.platform === 'linux')(
+    'a host that never reads: the server blocks about where it would without the tap',
+    async () => {
+      const server = [process.execPath, '-e', WRITER];
+      const direct = start(server);
+      const native = start([process.execPath, CLI, 'tap', '--no-publish', '--', ...server]);
+      const node = start([process.execPath, CLI, 'tap', '--no-publish', '--', ...server], {
+        PIPESCOPE_TAP_RELAY: 'node',
+      });
+      // Nobody reads stdout; stderr is read (the server's count goes through the tap's stderr).
+      const [d, n, j] = await Promise.all([direct, native, node].map((c) => takenWhenBlocked(c)));
+      // Each wrote, and blocked long before its 16 MiB.
+      for (const taken of [d, n, j]) {
+        expect(taken).toBeGreaterThan(0);
+        expect(taken).toBeLessThan(8 * MiB);
+      }
+      // The tap adds its own pipe (64 KiB) and one more socket's buffer, nothing that grows.
+      expect(n - d, `direct ${d}, native ${n}`).toBeLessThan(MiB);
+      expect(j - d, `direct ${d}, node ${j}`).toBeLessThan(2 * MiB);
+    },
+    30_000,
+  );
+
+  it.runIf(process.platform === 'linux')(
+    'a native relay that dies mid-session is said, and ends the server (no orphan)',
+    async () => {
+      const c = start([
+        process.execPath,
+        CLI,
+        'tap',
+        '--no-publish',
+        '--',
+        process.execPath,
+        '-e',
+        'process.stdout.write("hello\\n"); setInterval(() => {}, 1000)',
+      ]);
+      let err = '';
+      c.stderr.on('data', (d: Buffer) => {
+        err += d.toString();
+      });
+      await new Promise<void>((resolve) => c.stdout.once('data', () => resolve()));
+      const children = readFileSync(`/proc/${c.pid}/task/${c.pid}/children`, 'utf8')
+        .trim()
+        .split(/\s+/)
+        .map(Number);
+      const relayPid = children.find((pid) =>
+        readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('pipescope-relay'),
+      );
+      const serverPid = children.find((pid) => pid !== relayPid);
+      expect(relayPid, `children ${children}`).toBeGreaterThan(0);
+      process.kill(relayPid as number, 'SIGKILL');
+      const [code, signal] = await new Promise<[number | null, string | null]>((r) =>
+        c.once('close', (cd, sg) => r([cd, sg])),
+      );
+      expect(err).toContain('the native relay failed');
+      // The server got the SIGTERM, and the tap ended as it did.
+      expect(signal === 'SIGTERM' || code === 143, `code ${code} signal ${signal}`).toBe(true);
+      expect(() => process.kill(serverPid as number, 0)).toThrow();
+    },
+    30_000,
+  );
+});
