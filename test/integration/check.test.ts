@@ -144,7 +144,9 @@ describe.concurrent('pipescope check: servers that misbehave, and the real npm s
     const report = JSON.parse(r.stdout) as CheckReport;
     expect(statuses(report, 'failed')).toEqual(['handshake']);
     expect(statuses(report, 'passed')).toEqual([]);
-    expect(report.cases[0].reason).toMatch(/initialize \(request 1\) failed: no answer within \d+ ms/);
+    expect(report.cases[0].reason).toMatch(
+      /initialize \(request 1\) failed: no answer within \d+ ms/,
+    );
     expect(junitProblems(readFileSync(junit, 'utf8'))).toEqual([]);
     expect(report.runs.map((x) => x.exit?.signal)).toEqual(['SIGKILL']);
     expectRunsGone(report);
