@@ -203,6 +203,36 @@ describe.concurrent('pipescope check: servers that misbehave, and the real npm s
     expectRunsGone(report);
   });
 
+  it('a server that leaves a process holding its stdout fails shutdown, and nothing is left', {
+    timeout: 60_000,
+  }, async () => {
+    const leaver = inlineServer(`
+const { spawn } = require('node:child_process');
+let left = false;
+function onMessage(m) {
+  if (m.id === undefined) return;
+  if (m.method === 'initialize') {
+    // Its own session and group, holding the server's stdout: outlives the group's SIGKILL.
+    if (!left) spawn('sleep', ['300'], { detached: true, stdio: ['ignore', 'inherit', 'ignore'] }).unref();
+    left = true;
+    reply(m.id, { protocolVersion: m.params.protocolVersion, capabilities: {}, serverInfo: { name: 'leaver', version: '1' } });
+  } else if (m.method === 'tools/list') reply(m.id, { tools: [] });
+  else reply(m.id, {});
+}`);
+    const r = await runCli(['check', '--json', '--', leaver.command, ...leaver.args], 50_000);
+    const report = JSON.parse(r.stdout) as CheckReport;
+    const shutdown = report.cases.find((c) => c.id === 'shutdown');
+    expect(shutdown?.status).toBe('failed');
+    expect(shutdown?.codes).toEqual(['processes-left']);
+    const pids = [...(shutdown?.reason ?? '').matchAll(/(\d+) sleep 300/g)].map((m) =>
+      Number(m[1]),
+    );
+    expect(pids.length).toBeGreaterThan(0);
+    for (const pid of pids) expect(running(pid), `sleep ${pid}`).toBe(false);
+    expect(r.code).toBe(1);
+    expectRunsGone(report);
+  });
+
   it('server-everything: its long-running operation ignores cancellation; everything else passes', {
     timeout: 120_000,
   }, async () => {
