@@ -73,7 +73,7 @@ export function registerCheckCommand(program: Command): void {
     .option('--config <file>', `what to run and call (default: ./${CONFIG_FILE} when present)`)
     .option(
       '--timeout-ms <n>',
-      `budget of one call (default ${CHECK_CALL_TIMEOUT_MS})`,
+      `budget of one request: each handshake step, each call (default ${CHECK_CALL_TIMEOUT_MS})`,
       intArg('--timeout-ms', 100),
     )
     .addOption(
