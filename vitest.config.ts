@@ -11,6 +11,8 @@ const ALONE = [
   'test/integration/attach.test.ts',
   // 19,000 connections opened flat out: it loads the machine as much as it measures it.
   'test/integration/web-starvation.test.ts',
+  // Every demo through \`pipescope check\`, a few at a time: process evidence and budgets.
+  'test/integration/check-demos.test.ts',
 ];
 
 export default defineConfig({

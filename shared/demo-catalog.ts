@@ -5,6 +5,8 @@
  * same shape. No DOM, no Node.
  */
 
+import type { CheckConfigInput } from './check-config.js';
+import type { CheckCaseId } from './check-report.js';
 import type { FindingCode } from './findings.js';
 import type { ReportMetrics } from './metrics.js';
 import type { RequestStatus } from './requests.js';
@@ -53,6 +55,25 @@ export interface DemoExpected {
   exit?: { code?: number | null; signal?: string | null };
 }
 
+/**
+ * How `pipescope check --demo <id>` runs the scenario, and which cases it must fail and skip
+ * (every other case must pass). The integration tests read this: one place for the prediction.
+ */
+export interface DemoCheck {
+  /** The tools to call (absent: the default selection, tools without a required parameter). */
+  tools?: CheckConfigInput['tools'];
+  /** Budget of one call (ms). */
+  timeoutMs?: number;
+  /** Knobs for the check's runs (on top of the defaults). */
+  knobs?: Record<string, string>;
+  /** The cases that fail, each for the reason in `why`. */
+  failed: CheckCaseId[];
+  /** The cases that cannot run against this server (no tool fits them). */
+  skipped: CheckCaseId[];
+  /** Why the cases fail (and skip), in a sentence: what `demo list` and docs/check.md say. */
+  why: string;
+}
+
 export interface DemoScenario {
   /** Also the file name: electron/demo-servers/<id>.ts. */
   id: string;
@@ -68,6 +89,8 @@ export interface DemoScenario {
   steps: string[];
   probe: DemoProbe;
   expected: DemoExpected;
+  /** What `pipescope check` of it runs and must find (every bundled demo has it: a test says). */
+  check?: DemoCheck;
   /**
    * Set when the plain SDK-client conformance check (initialize + tools/list) cannot pass
    * because misbehaving at start-up is the point; the string says why.

@@ -217,6 +217,14 @@ const LAYERS: Layer[] = [
     why: 'attach applies process evidence and the findings of a session to a process another host started; the CLI and the host sit on it',
   },
   {
+    name: 'engine/check',
+    owns: 'electron/engine/check/',
+    may: ['shared', 'engine/transport', 'engine/session'],
+    packages: ['@modelcontextprotocol/sdk'],
+    node: true,
+    why: "`pipescope check`'s battery runs sessions of the engine; the CLI sits on it",
+  },
+  {
     name: 'engine/host',
     owns: 'electron/engine/host/',
     may: [
@@ -278,6 +286,7 @@ const LAYERS: Layer[] = [
       'engine/trace',
       'engine/attach',
       'engine/config',
+      'engine/check',
       'engine/host',
       'web',
       'main',

@@ -183,6 +183,8 @@ describe('demo list', () => {
     expect(text).toMatch(/healthy\s+Healthy server/);
     expect(text).toContain('expect: no findings');
     expect(text).toContain('expect: server-write-blocked, request-timed-out');
+    expect(text).toContain('check fails: nothing');
+    expect(text).toContain('check fails: cancel-before-work, cancel-mid-output');
     expect(text).toContain('knobs: page-size=20');
   });
 });

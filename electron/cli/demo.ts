@@ -68,11 +68,18 @@ export function demoListJson(): readonly DemoScenario[] {
 
 export function formatDemoList(): string {
   const width = Math.max(...DEMO_CATALOG.map((s) => s.id.length));
-  const lines = ['Demo servers (pipescope probe --demo <id> [--demo-arg name=value ...])', ''];
+  const lines = [
+    'Demo servers (pipescope probe --demo <id> [--demo-arg name=value ...], pipescope check --demo <id>)',
+    '',
+  ];
   for (const s of DEMO_CATALOG) {
     const expect = s.expected.findings.length ? s.expected.findings.join(', ') : 'no findings';
     lines.push(`  ${s.id.padEnd(width)}  ${s.title}`);
     lines.push(`  ${' '.repeat(width)}  expect: ${expect}`);
+    if (s.check) {
+      const fails = s.check.failed.length ? s.check.failed.join(', ') : 'nothing';
+      lines.push(`  ${' '.repeat(width)}  check fails: ${fails}`);
+    }
     if (s.knobs.length) {
       const knobs = s.knobs.map((k) => `${k.name}=${k.default}`).join(' ');
       lines.push(`  ${' '.repeat(width)}  knobs: ${knobs}`);

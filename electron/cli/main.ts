@@ -3,7 +3,6 @@
  * Usage errors print one line and exit 2 (DESIGN.md `probe` exit status); never a stack trace.
  */
 
-import { readFileSync } from 'node:fs';
 import { Command, CommanderError, Option } from 'commander';
 import { HOST_PROFILE_IDS, type HostProfileId } from '../../shared/host-profiles.js';
 import {
@@ -13,8 +12,9 @@ import {
   SESSION_DEFAULTS,
 } from '../../shared/session-options.js';
 import { runWebCommand, type WebCommandOptions } from '../web/run.js';
-import { intArg } from './args.js';
+import { intArg, parseCallArgs, UsageError } from './args.js';
 import { registerAttachCommand } from './attach.js';
+import { registerCheckCommand } from './check/command.js';
 import {
   DemoError,
   demoListJson,
@@ -29,29 +29,7 @@ import { formatReportText } from './report-text.js';
 import { registerTapConfigCommands } from './tap-config-commands.js';
 import { probeTrace, registerTraceCommands } from './trace-commands.js';
 
-class UsageError extends Error {}
-
-/** `--args` takes JSON text or `@file` holding it; it must be a JSON object. */
-export function parseCallArgs(text: string): Record<string, unknown> {
-  let raw = text;
-  if (text.startsWith('@')) {
-    try {
-      raw = readFileSync(text.slice(1), 'utf8');
-    } catch (e) {
-      throw new UsageError(`--args: cannot read ${text.slice(1)}: ${(e as Error).message}`);
-    }
-  }
-  let value: unknown;
-  try {
-    value = JSON.parse(raw);
-  } catch (e) {
-    throw new UsageError(`--args is not valid JSON: ${(e as Error).message}`);
-  }
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) {
-    throw new UsageError('--args must be a JSON object');
-  }
-  return value as Record<string, unknown>;
-}
+export { parseCallArgs };
 
 interface ProbeFlags {
   call?: string;
@@ -215,6 +193,8 @@ export function buildProgram(): Command {
     .action(async (argv: string[], flags: ProbeFlags, cmd: Command) => {
       process.exitCode = await probeCommand(argv, flags, cmd);
     });
+
+  registerCheckCommand(program);
 
   const demo = program.command('demo').description('the catalog of misbehaving demo servers');
   demo

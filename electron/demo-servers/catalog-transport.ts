@@ -35,6 +35,16 @@ export const TRANSPORT_DEMOS: readonly DemoScenario[] = [
       'Call flood {bytes} to repeat it on demand.',
     ],
     probe: { call: 'echo', args: { text: 'still here' }, timeoutMs: 10000 },
+    check: {
+      knobs: { bytes: String(MIB) },
+      tools: [
+        { name: 'flood', args: { bytes: MIB } },
+        { name: 'echo', args: { text: 'still here' } },
+      ],
+      failed: ['stderr-slow'],
+      skipped: ['cancel-before-work', 'cancel-mid-output', 'cancel-subprocess'],
+      why: 'flood awaits its 1 MiB of stderr: with stderr read at 64 KiB/s its answer comes seconds late (echo still answers).',
+    },
     expected: {
       findings: [],
       absentFindings: ['server-write-blocked', 'request-timed-out', 'server-exited'],
@@ -58,6 +68,12 @@ export const TRANSPORT_DEMOS: readonly DemoScenario[] = [
       'Call echo: a "tool called" log line appears on stdout next to the response.',
     ],
     probe: { call: 'echo', args: { text: 'hi' }, timeoutMs: 5000 },
+    check: {
+      tools: [{ name: 'echo', args: { text: 'hi' } }],
+      failed: ['stdout-clean'],
+      skipped: ['cancel-before-work', 'cancel-mid-output', 'cancel-subprocess'],
+      why: 'A banner at start-up and a log line per call on stdout.',
+    },
     expected: {
       findings: ['stdout-pollution'],
       absentFindings: ['server-exited', 'request-timed-out'],
@@ -78,6 +94,12 @@ export const TRANSPORT_DEMOS: readonly DemoScenario[] = [
       'The response to broken still arrives, and echo keeps working.',
     ],
     probe: { call: 'broken', args: {}, timeoutMs: 5000 },
+    check: {
+      tools: [{ name: 'broken' }, { name: 'echo', args: { text: 'hi' } }],
+      failed: ['stdout-clean'],
+      skipped: ['cancel-before-work', 'cancel-mid-output', 'cancel-subprocess'],
+      why: 'broken writes a JSON line cut short before its answer.',
+    },
     expected: {
       findings: ['stdout-pollution'],
       absentFindings: ['server-exited', 'request-timed-out'],
@@ -103,6 +125,15 @@ export const TRANSPORT_DEMOS: readonly DemoScenario[] = [
       'Call payload {kind: "all"} and page through the large frame in the viewer.',
     ],
     probe: { call: 'payload', args: { kind: 'all' }, timeoutMs: 10000 },
+    check: {
+      tools: [
+        { name: 'payload', args: { kind: 'all' } },
+        { name: 'echo', args: { text: 'hi' } },
+      ],
+      failed: ['result-contract'],
+      skipped: ['cancel-before-work', 'cancel-mid-output', 'cancel-subprocess'],
+      why: 'The payloads all arrive intact (U+2028, multibyte, 2,000 blocks), but together they are over the 1 MiB result budget.',
+    },
     expected: {
       findings: [],
       absentFindings: ['stdout-pollution', 'invalid-message', 'oversize-frame', 'server-exited'],
@@ -128,6 +159,12 @@ export const TRANSPORT_DEMOS: readonly DemoScenario[] = [
       'Call over: it is discarded as oversize, counted, its request fails at once, and echo still answers.',
     ],
     probe: { call: 'over', args: {}, maxFrameBytes: MIB, onOversize: 'discard', timeoutMs: 3000 },
+    check: {
+      tools: [{ name: 'under' }, { name: 'over' }, { name: 'echo', args: { text: 'hi' } }],
+      failed: ['result-contract'],
+      skipped: ['cancel-before-work', 'cancel-mid-output', 'cancel-subprocess'],
+      why: 'under answers a line of exactly 1 MiB, within the budget; over answers one byte more, over it.',
+    },
     expected: {
       findings: ['oversize-frame'],
       absentFindings: ['server-exited', 'stdout-pollution', 'request-timed-out'],
@@ -151,6 +188,12 @@ export const TRANSPORT_DEMOS: readonly DemoScenario[] = [
       'The partial bytes are reported as truncated at exit, never as a message.',
     ],
     probe: { call: 'crash', args: {}, timeoutMs: 5000 },
+    check: {
+      tools: [{ name: 'echo', args: { text: 'hi' } }, { name: 'crash' }],
+      failed: ['tool-calls'],
+      skipped: ['cancel-before-work', 'cancel-mid-output', 'cancel-subprocess'],
+      why: 'crash exits mid-answer (truncated-at-exit, server-exited); the cases after it run echo on fresh servers.',
+    },
     expected: {
       findings: ['truncated-at-exit', 'server-exited'],
       absentFindings: ['stdout-pollution'],
@@ -172,6 +215,12 @@ export const TRANSPORT_DEMOS: readonly DemoScenario[] = [
       'With --grandchild=true, check no sleep is left behind after the stop.',
     ],
     probe: { timeoutMs: 5000 },
+    check: {
+      tools: [{ name: 'echo', args: { text: 'hi' } }],
+      failed: ['shutdown'],
+      skipped: ['cancel-before-work', 'cancel-mid-output', 'cancel-subprocess'],
+      why: 'The server ignores stdin EOF and SIGTERM: only SIGKILL ends it.',
+    },
     expected: {
       findings: [],
       absentFindings: ['stdout-pollution'],
@@ -200,6 +249,12 @@ export const TRANSPORT_DEMOS: readonly DemoScenario[] = [
       'The request times out; stop the session — it ends through the ladder.',
     ],
     probe: { call: 'echo', args: { text: 'hello' }, argsPadBytes: MIB, timeoutMs: 3000 },
+    check: {
+      tools: [{ name: 'echo', args: { text: 'hi' }, timeoutMs: 3000 }],
+      failed: ['tool-calls', 'cancel-before-work', 'stdin-while-writing', 'shutdown'],
+      skipped: ['result-contract', 'paused-host', 'cancel-mid-output', 'cancel-subprocess'],
+      why: 'After tools/list nothing more is read: echo is never answered, a cancellation and the recovery ping never arrive, a 1 MiB request waits in the pipe, and stdin EOF is never seen.',
+    },
     expected: {
       findings: ['stdin-blocked', 'request-timed-out'],
       absentFindings: ['stdout-pollution'],
@@ -238,6 +293,12 @@ export const TRANSPORT_DEMOS: readonly DemoScenario[] = [
     ],
     // 6 s: the answer must be owed past the 2 s budget even after a slow start-up.
     probe: { call: 'answer', args: { text: 'hello' }, timeoutMs: 6000 },
+    check: {
+      tools: [{ name: 'answer', args: { text: 'hello' }, timeoutMs: 3000 }],
+      failed: ['tool-calls', 'buffered-output'],
+      skipped: ['paused-host', 'cancel-mid-output', 'cancel-subprocess'],
+      why: 'The answer sits in an 8 KiB stdout buffer until stdin closes (server-output-buffered); nothing is answered to hold back behind a paused reader.',
+    },
     expected: {
       findings: ['server-output-buffered', 'request-timed-out'],
       absentFindings: [
@@ -279,6 +340,17 @@ export const TRANSPORT_DEMOS: readonly DemoScenario[] = [
       consumerDelayMs: 2,
       timeoutMs: 60000,
     },
+    check: {
+      tools: [
+        { name: 'flood', args: { count: 5000 }, slow: true },
+        // The largest answer (for the paused-host and stdin cases): a flood beside a 1 MiB
+        // request would judge the machine's load as much as the server.
+        { name: 'echo', args: { text: 'x'.repeat(400) } },
+      ],
+      failed: [],
+      skipped: ['cancel-subprocess'],
+      why: 'flood never checks its cancellation, but the SDK drops what it sends once the request is cancelled: nothing more reaches the pipe, and ping answers at once.',
+    },
     expected: {
       findings: ['host-queue-stalled'],
       absentFindings: ['server-exited', 'stdout-pollution', 'invalid-message'],
@@ -299,6 +371,12 @@ export const TRANSPORT_DEMOS: readonly DemoScenario[] = [
       'Call last_replies: ping got {}, roots/list and sampling got an answer or an error.',
     ],
     probe: { call: 'last_replies', args: {}, timeoutMs: 10000 },
+    check: {
+      tools: [{ name: 'last_replies' }, { name: 'echo', args: { text: 'hi' } }],
+      failed: [],
+      skipped: ['cancel-before-work', 'cancel-mid-output', 'cancel-subprocess'],
+      why: 'Its ping, roots/list and sampling requests are answered; every case that can run passes.',
+    },
     expected: {
       findings: [],
       absentFindings: ['server-exited', 'stdout-pollution', 'invalid-message', 'request-timed-out'],

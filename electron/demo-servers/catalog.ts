@@ -34,6 +34,16 @@ export const DEMO_CATALOG: readonly DemoScenario[] = [
       'Run with --know-total=false: totalEstimate disappears instead of being guessed.',
     ],
     probe: { call: 'search', args: { query: 'item' }, timeoutMs: 5000 },
+    check: {
+      tools: [
+        { name: 'search', args: { query: 'item' } },
+        { name: 'health' },
+        { name: 'echo', args: { text: 'hi' } },
+      ],
+      failed: [],
+      skipped: ['cancel-before-work', 'cancel-mid-output', 'cancel-subprocess'],
+      why: 'Passes every case that can run; no tool takes time or starts a subprocess, so the cancellations are skipped.',
+    },
     expected: {
       findings: [],
       absentFindings: [
@@ -73,6 +83,16 @@ export const DEMO_CATALOG: readonly DemoScenario[] = [
       'Run with --blocking-stdout=true: Node then writes stdout as C and Python do, and the process panel shows the server blocked in write(1, 16,384 B) instead of idle in its event loop with the rest of its output in memory.',
     ],
     probe: { call: 'dump', reader: 'paused', timeoutMs: 3000 },
+    check: {
+      // 2 MiB, not 8: over the budget all the same, and quick enough never to count as slow.
+      tools: [
+        { name: 'dump', args: { bytes: 2 * MIB } },
+        { name: 'echo', args: { text: 'hi' } },
+      ],
+      failed: ['result-contract'],
+      skipped: ['cancel-before-work', 'cancel-mid-output', 'cancel-subprocess'],
+      why: 'dump answers 2 MiB without saying it is incomplete: over the 1 MiB result budget. Paused, the server blocks in write(); resumed, the answer arrives whole.',
+    },
     expected: {
       findings: ['server-write-blocked', 'request-timed-out'],
       absentFindings: ['stdout-pollution', 'server-exited'],
@@ -104,6 +124,15 @@ export const DEMO_CATALOG: readonly DemoScenario[] = [
       cancelAfterMs: 500,
       timeoutMs: 15000,
     },
+    check: {
+      tools: [
+        { name: 'produce', args: { steps: 6, delayMs: 100 }, slow: true },
+        { name: 'echo', args: { text: 'hi' } },
+      ],
+      failed: [],
+      skipped: ['cancel-subprocess'],
+      why: 'produce stops at once when cancelled, before its work or in its middle, and ping answers fast after it.',
+    },
     expected: {
       findings: [],
       absentFindings: ['cancel-ignored', 'slow-recovery', 'request-timed-out', 'server-exited'],
@@ -132,6 +161,15 @@ export const DEMO_CATALOG: readonly DemoScenario[] = [
       args: { steps: 30, delayMs: 100 },
       cancelAfterMs: 500,
       timeoutMs: 15000,
+    },
+    check: {
+      tools: [
+        { name: 'produce', args: { steps: 6, delayMs: 100 }, slow: true },
+        { name: 'echo', args: { text: 'hi' } },
+      ],
+      failed: ['cancel-before-work', 'cancel-mid-output'],
+      skipped: ['cancel-subprocess'],
+      why: 'produce keeps reporting progress after each cancellation and answers late (cancel-ignored).',
     },
     expected: {
       findings: ['cancel-ignored'],
@@ -163,6 +201,15 @@ export const DEMO_CATALOG: readonly DemoScenario[] = [
       // 6 s, not less: server-busy needs 2 s of owed silence on CPU after a start-up that
       // takes up to a second on a loaded machine.
       timeoutMs: 6000,
+    },
+    check: {
+      tools: [
+        { name: 'crunch', args: { ms: 2500 }, slow: true },
+        { name: 'echo', args: { text: 'hi' } },
+      ],
+      failed: ['cancel-before-work', 'stdin-while-writing'],
+      skipped: ['cancel-mid-output', 'cancel-subprocess'],
+      why: 'While crunch computes, nothing reads stdin: a cancellation and the recovery ping wait (slow-recovery) and the answer comes late (cancel-ignored); a 1 MiB request waits in the pipe (stdin-blocked). crunch writes nothing before its answer: no mid-output case.',
     },
     expected: {
       // slow-recovery: the recovery ping waits unread in stdin behind the loop.
@@ -203,6 +250,16 @@ export const DEMO_CATALOG: readonly DemoScenario[] = [
       cancelAfterMs: 500,
       timeoutMs: 15000,
     },
+    check: {
+      knobs: { bytes: '16000000', 'chunk-delay-ms': '5' },
+      tools: [
+        { name: 'run', slow: true, subprocess: true },
+        { name: 'echo', args: { text: 'hi' } },
+      ],
+      failed: [],
+      skipped: ['cancel-mid-output'],
+      why: 'Each cancellation kills the child (even one read with the request, before the tool ran); run sends nothing before its answer, so there is no mid-output case.',
+    },
     expected: {
       findings: [],
       absentFindings: ['cancel-ignored', 'slow-recovery', 'server-exited', 'oversize-frame'],
@@ -230,6 +287,16 @@ export const DEMO_CATALOG: readonly DemoScenario[] = [
     ],
     // 6 s: the call stays owed past the 1 s budget even after a slow start-up.
     probe: { call: 'run', args: {}, timeoutMs: 6000 },
+    check: {
+      tools: [
+        // Named: a child that starts slowly on a loaded machine is still the one to cancel.
+        { name: 'run', timeoutMs: 5000, subprocess: true },
+        { name: 'echo', args: { text: 'hi' } },
+      ],
+      failed: ['tool-calls', 'cancel-before-work', 'cancel-subprocess'],
+      skipped: ['cancel-mid-output'],
+      why: 'run never answers: its child is blocked writing a pipe the server stopped reading (subprocess-blocked), and a cancellation leaves that child running.',
+    },
     expected: {
       findings: ['subprocess-blocked', 'request-timed-out'],
       absentFindings: [

@@ -99,6 +99,10 @@ server.mcp.registerTool(
       server.log(`cancelled: killed child ${child.pid} after ${out.total} bytes`);
     };
     extra.signal.addEventListener('abort', onAbort, { once: true });
+    // A cancellation read in the same chunk as the request aborts the signal before this
+    // handler runs, and 'abort' never fires again: `pipescope check`'s cancel-before-work
+    // found the child then ran to its end.
+    if (extra.signal.aborted) onAbort();
     const [exitCode, signal] = await new Promise<[number | null, string | null]>(
       (resolve, reject) => {
         child.once('error', reject);

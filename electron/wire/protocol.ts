@@ -40,6 +40,8 @@ export type ToWorker =
   | { type: 'stderr-credit' }
   | { type: 'write'; seq: number; data: Uint8Array }
   | { type: 'reader-mode'; mode: ReaderMode }
+  /** Read stderr at most this fast (`check`'s slow host); null: as fast as it comes. */
+  | { type: 'stderr-pace'; bytesPerSecond: number | null }
   | {
       type: 'limits';
       maxFrameBytes?: number;

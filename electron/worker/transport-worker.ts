@@ -25,6 +25,7 @@ import { FlushPacer } from './flush-pacer.js';
 import { Outbox } from './outbox.js';
 import { openReadChannel, ReadBuffers, type ReadChannel, ScratchBuffer } from './read-channel.js';
 import { StderrBatcher } from './stderr-batcher.js';
+import { StderrPace } from './stderr-pace.js';
 import { StdinWriter } from './stdin-writer.js';
 import { StdoutReader } from './stdout-reader.js';
 import { TapSource } from './tap-source.js';
@@ -36,6 +37,8 @@ export class TransportWorker {
   private readonly outbox: Outbox;
   private readonly stdout: StdoutReader;
   private readonly stderr: StderrBatcher;
+  /** stderr read slowly on purpose (`check`), or as fast as it comes (default). */
+  private readonly stderrPace = this.store.add(new StderrPace(() => this.runner?.stderr));
   private readonly stdin: StdinWriter | TapSource;
   /** Tap mode: the relay's copies stand in for a child of our own (tap-source.ts). */
   private readonly tap: TapSource | null;
@@ -160,6 +163,7 @@ export class TransportWorker {
   /** One read of stderr (a view the next read reuses, with a channel: the batcher copies it). */
   private readonly onStderrChunk = (chunk: Buffer): void => {
     this.stderr.push(chunk);
+    if (!this.stopping) this.stderrPace.took(chunk.length);
   };
 
   /** One read of stdout (a chunk of the pipe, or of the channel's socket). */
@@ -345,6 +349,9 @@ export class TransportWorker {
         this.readerMode = msg.mode;
         this.applyReading();
         break;
+      case 'stderr-pace':
+        this.stderrPace.set(msg.bytesPerSecond);
+        break;
       case 'stop':
         void this.stop();
         break;
@@ -371,6 +378,7 @@ export class TransportWorker {
     if (this.stopping) return;
     this.stopping = true;
     this.overloadPaused = false;
+    this.stderrPace.set(null); // the grace periods drain stderr too
     this.applyReading();
     // A tap never stops the host's server: the session ends when the server does.
     if (this.tap) return this.tap.exited().then(() => this.finish(this.tap?.exit ?? null));

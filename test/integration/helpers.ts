@@ -172,10 +172,14 @@ export interface CliResult {
 }
 
 /** Runs `node bin/pipescope.js ...args` to completion (bounded), recording its pid. */
-export function runCli(args: string[], timeoutMs = 20_000): Promise<CliResult> {
+export function runCli(
+  args: string[],
+  timeoutMs = 20_000,
+  opts: { cwd?: string } = {},
+): Promise<CliResult> {
   const started = Date.now();
   const child = spawn(process.execPath, [CLI, ...args], {
-    cwd: REPO,
+    cwd: opts.cwd ?? REPO,
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   if (child.pid !== undefined) recordedPids.add(child.pid);

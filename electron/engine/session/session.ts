@@ -319,6 +319,11 @@ export class Session extends EventEmitter<SessionEvents> {
     this.transport.setReaderMode(mode);
   }
 
+  /** A host slow to read the server's logs (`check`): bytes a second; null: drain (default). */
+  setStderrPace(bytesPerSecond: number | null): void {
+    this.transport.setStderrPace(bytesPerSecond);
+  }
+
   setConsumerDelay(ms: number): void {
     this.config.consumerDelayMs = ms;
     this.dispatcher.setDelay(ms);

@@ -183,6 +183,11 @@ export class Transport extends EventEmitter<TransportEvents> {
     this.send({ type: 'reader-mode', mode });
   }
 
+  /** Reads the server's stderr at most this fast (null: as fast as it comes). */
+  setStderrPace(bytesPerSecond: number | null): void {
+    this.send({ type: 'stderr-pace', bytesPerSecond });
+  }
+
   /** Runs the stop ladder in the worker; resolves once the worker has released everything. */
   stop(reason = 'stop'): Promise<StopResult> {
     if (this.stopResult) return Promise.resolve(this.stopResult);
