@@ -503,6 +503,7 @@ describe('the layer rules (on made-up files)', () => {
   });
 
   it('refuses a module named by a computed string, and sees createRequire', () => {
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: a template literal, as source text
     expect(check('shared/x.ts', 'const m = await import(`node:${name}`);')[0].rule).toMatch(
       /string literal/,
     );

@@ -290,7 +290,7 @@ describe('attach rules: the rest of the tree, the CPU, the end', () => {
 
   it("the host's bytes unread in the server's stdin the whole window: stdin-blocked", () => {
     const i = input(
-      (t) => [proc({ cpuMs: 0, stdio: rootStdio(), activity: activity('sleeping') })],
+      () => [proc({ cpuMs: 0, stdio: rootStdio(), activity: activity('sleeping') })],
       {
         stdio: [link(0, 'socket:[10]', { unread: { start: 9000, end: 9000 } }), link(1, OUT)],
       },

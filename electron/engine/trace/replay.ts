@@ -87,7 +87,7 @@ export async function planReplay(reader: TraceReader): Promise<ReplayPlan> {
     if (type !== 'frame') continue;
     if (reader.frameDir(i) === 'in') {
       const m = await reader.frameMeta(i);
-      if (!m || m.kind !== 'response' || m.id === undefined || m.id === null) continue;
+      if (m?.kind !== 'response' || m.id === undefined || m.id === null) continue;
       const key = idKey(m.id);
       if (!sent.has(key) || responses.has(key)) continue;
       responses.set(key, {
