@@ -6,7 +6,7 @@
  * and is the evidence of subprocess-blocked; a recorded session's trace shows the process
  * panel offline. Every wait is on a data-state / data-* marker.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { Page } from 'playwright-core';
@@ -35,6 +35,18 @@ async function expectSampled(page: Page): Promise<void> {
     expect(why).toMatch(/^Process evidence is not available on this platform: .+/);
   }
   expect(state, 'process sampling works on Linux').toBe('sampled');
+}
+
+/** The time (ms, whole) of the trace's last process sample that has the server's child in it. */
+function lastSampleWithChild(file: string): number {
+  let t = -1;
+  for (const line of readFileSync(file, 'utf8').split('\n')) {
+    if (!line.includes('"type":"process"')) continue;
+    const e = JSON.parse(line) as { t: number; snapshot: { processes: unknown[] } | null };
+    if ((e.snapshot?.processes.length ?? 0) >= 2) t = e.t;
+  }
+  if (t < 0) throw new Error(`no sample with the child in ${file}`);
+  return Math.ceil(t);
 }
 
 describe.runIf(chromiumAvailable())('process panel', () => {
@@ -136,7 +148,11 @@ describe.runIf(chromiumAvailable())('process panel', () => {
     await page.getByTestId('trace-file-input').setInputFiles(file);
     const view = page.locator('[data-testid="session-view"][data-read-only="true"]');
     await view.waitFor({ timeout: SOON });
-    // The end of the trace: the last recorded tree, the child still marked by its finding.
+    // The last recorded tree with the child in it: the stop may have sampled once more, the
+    // server a zombie and its child gone, so the trace's end is not that moment.
+    const seekTo = lastSampleWithChild(file);
+    // (A slider snaps to its step, 1 ms for a trace under 10 s: the wait below is the check.)
+    await page.getByTestId('trace-scrubber').fill(String(seekTo));
     const sampled = view.locator('[data-testid="process-state"][data-state="sampled"]');
     await sampled.waitFor({ timeout: SOON });
     const marked = view.locator(
@@ -149,7 +165,7 @@ describe.runIf(chromiumAvailable())('process panel', () => {
       const findings = await view.getByTestId('findings-panel').textContent();
       throw new Error(`${String(e)}\nrows: ${rows.join('\n')}\nfindings: ${findings}`);
     });
-    // At 0 there is no sample yet; back at the end, the tree again.
+    // At 0 there is no sample yet; at the end, a sample again (whatever the stop left).
     await page.getByTestId('trace-scrubber').fill('0');
     await page.locator('[data-testid="trace-bar"][data-t="0"]').waitFor({ timeout: SOON });
     await view
@@ -158,6 +174,9 @@ describe.runIf(chromiumAvailable())('process panel', () => {
     expect(await view.getByTestId('process-row').count()).toBe(0);
     const duration = await page.getByTestId('trace-bar').getAttribute('data-duration');
     await page.getByTestId('trace-scrubber').fill(String(duration));
+    await sampled.waitFor({ timeout: SOON });
+    // And back at the moment of the block, the child marked again.
+    await page.getByTestId('trace-scrubber').fill(String(seekTo));
     await marked.waitFor({ timeout: SOON });
   });
 });

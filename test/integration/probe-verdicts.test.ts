@@ -110,7 +110,9 @@ describe('probe: verdicts and deadlines', () => {
       ],
       15_000,
     );
-    expect(r.ms).toBeLessThan(1000 + 4000 + 2000); // deadline, ladder (1 + 1 + 2 s), start-up
+    // Deadline, ladder (1 + 1 + 2 s), and 5 s for the CLI's start-up and the flood's CPU on a
+    // loaded 2-core box (8.1 s was seen there); a probe that did not stop takes the 15 s cap.
+    expect(r.ms).toBeLessThan(1000 + 4000 + 5000);
     const report = JSON.parse(r.stdout) as ProbeReport;
     expect(report.metrics.parseErrors).toBe(report.metrics.frames);
     expect(report.metrics.frames).toBeGreaterThan(100_000);
