@@ -28,7 +28,7 @@
  * A trace without `end` (a crash, a kill) is still readable: the report is rebuilt from the
  * events. Readers must skip event types they do not know (more may be added in version 1).
  */
-import type { FindingCode, FindingLevel } from './findings.js';
+import type { FindingCode, FindingFigure, FindingLevel } from './findings.js';
 import type { FrameDirection, FrameKind } from './frames.js';
 import type { LiveMetrics } from './metrics.js';
 import type { ProbeReport } from './probe-report.js';
@@ -144,6 +144,12 @@ export interface TraceFindingEvent extends Base {
   evidence?: FindingEvidence;
   /** For a condition that holds over time: whether it still held at `t`. */
   active?: boolean;
+  /** Its latest episode: when it began, when it ended and why (LiveFinding). */
+  since?: number;
+  resolvedAt?: number;
+  resolvedBy?: 'condition' | 'session-end';
+  /** The numbers behind the message, each with its moment (when raised, the peak). */
+  figures?: FindingFigure[];
 }
 
 export interface TraceProcessEvent extends Base {
@@ -232,6 +238,8 @@ const isObject = (v: unknown): v is Record<string, unknown> =>
 const isNum = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v);
 const isStr = (v: unknown): v is string => typeof v === 'string';
 const isId = (v: unknown): boolean => isStr(v) || isNum(v) || v === null;
+const isFigure = (v: unknown): boolean =>
+  isObject(v) && isStr(v.label) && isNum(v.value) && isStr(v.unit) && isStr(v.at) && isNum(v.t);
 
 /** A process sample the panel can draw: what describeProcess and the tree rely on. */
 function usableProcess(p: unknown): boolean {
@@ -267,7 +275,8 @@ const USABLE: Record<TraceEventType, (e: Record<string, unknown>) => boolean> = 
     isStr(e.level) &&
     isStr(e.message) &&
     (e.evidence === undefined || isObject(e.evidence)) &&
-    (e.active === undefined || typeof e.active === 'boolean'),
+    (e.active === undefined || typeof e.active === 'boolean') &&
+    (e.figures === undefined || (Array.isArray(e.figures) && e.figures.every(isFigure))),
   oversize: (e) => (e.phase === 'start' || e.phase === 'end') && isNum(e.offset),
   mode: (e) => isStr(e.readerMode),
   exit: () => true,

@@ -151,6 +151,7 @@ export class Session extends EventEmitter<SessionEvents> {
       consume: (f) => this.router.route(f),
       credit: (frames, bytes) => this.transport.credit(frames, bytes),
       delayMs: this.config.consumerDelayMs,
+      now: () => this.now(),
     });
     this.started = new Promise((resolve, reject) => {
       this.transport.once('spawned', (pid) => {
@@ -349,9 +350,13 @@ export class Session extends EventEmitter<SessionEvents> {
   }
 
   liveMetrics(): LiveMetrics {
+    const t = this.now();
+    const oldest = this.dispatcher.oldestArrival();
     return this.metrics.update(this.transport.lastCounters, {
-      t: this.now(),
+      t,
       mainQueueDepth: this.dispatcher.depth,
+      queueWaitMs: oldest === null ? 0 : Math.max(0, t - oldest),
+      queueLongestWaitMs: this.dispatcher.longestWaitMs,
       cancellationsSent: this.out.cancellationsSent,
       lateResponses: this.late.count,
       processExits: this.processExits,
@@ -376,6 +381,8 @@ export class Session extends EventEmitter<SessionEvents> {
     if (this.state !== 'failed') this.setState('stopping');
     this.evidence.end.stopAsked(this.now(), this.transport.lastCounters?.readingStdout ?? true);
     const result: StopResult = await this.transport.stop('session stop');
+    // Nothing holds once the server is gone: each condition still open ends with the session.
+    this.findings.endEpisodes(this.now());
     this.dispatcher.stop();
     await this.audits.close();
     this.recoveryVerdict.flush();

@@ -29,13 +29,9 @@ import type { FrameSummary } from '../session/frame-store.js';
 import type { Session } from '../session/session.js';
 import type { SessionEvents } from '../session/types.js';
 import { describeWriteError } from './errors.js';
+import { findingEvent } from './finding-event.js';
 import { cancellationOf, frameEvent } from './frame-event.js';
-import {
-  ProcessSampleGate,
-  processAvailabilityOf,
-  processEvent,
-  redactEvidence,
-} from './process-event.js';
+import { ProcessSampleGate, processAvailabilityOf, processEvent } from './process-event.js';
 import { Redactor } from './redact.js';
 
 /** Where the lines go: the file, or a flight recorder's ring; whole lines, the header first. */
@@ -241,20 +237,7 @@ export class TraceRecorder {
   });
 
   private readonly onFinding = this.guard((f: LiveFinding): void => {
-    this.event({
-      // A condition that ended is recorded when it ended (its lastAt is its last episode's).
-      t: f.active === false ? Math.max(f.lastAt, this.session.now()) : f.lastAt,
-      type: 'finding',
-      code: f.code,
-      level: f.level,
-      message: this.redactor.text(f.message),
-      count: f.count,
-      firstAt: f.firstAt,
-      lastAt: f.lastAt,
-      ...(f.requestId === undefined ? {} : { requestId: f.requestId }),
-      ...(f.evidence === undefined ? {} : { evidence: redactEvidence(f.evidence, this.redactor) }),
-      ...(f.active === undefined ? {} : { active: f.active }),
-    });
+    this.event(findingEvent(f, this.session.now(), this.redactor));
   });
 
   private readonly onProcess = this.guard((p: ProcessSnapshot): void => {
