@@ -166,6 +166,8 @@ export interface RecordingInfo {
   bytes: number;
   /** False once the recorder finished the file (the session stopped or recording was toggled off). */
   active: boolean;
+  /** False when recorded without redaction (secrets stay in the file); absent: redacted. */
+  redacted?: boolean;
 }
 
 /** A point of interest on the scrubber. */

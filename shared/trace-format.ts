@@ -6,8 +6,10 @@
  *
  * - Line 1, the header: `{"format":"pipescope-trace","version":1,"startedAt":<epoch ms>,
  *   "server":{command,args,cwd,env},"config":{maxFrameBytes,onOversize,readerMode,…},
- *   "recordingBudgetBytes":<n>,"redacted":true}`. With redaction on (the default) every env
- *   value is `***` (names kept) and secrets in args are `***`.
+ *   "recordingBudgetBytes":<n>,"redacted":true,"redaction":{rules,final}}`. With redaction
+ *   on (the default) every env value is `***` (names kept), secrets in args are `***`, and
+ *   `redaction` says per rule what was replaced and why (REDACTION_RULES); ordinary payload
+ *   text is kept. The line may end in spaces (room for the final counts).
  * - Then one event a line. Every event starts with `"t"` (ms since the session's start) and
  *   `"type"`, in that order, so a reader can index a huge file from each line's first bytes;
  *   a frame's or stderr chunk's `text` (or `base64`) is always the last key. Lines are in
@@ -44,6 +46,44 @@ export const DEFAULT_RECORDING_BUDGET_BYTES = 64 * 1024 * 1024;
 /** What a redacted value is replaced with. */
 export const REDACTED = '***';
 
+/**
+ * What redaction replaces, rule by rule, and why (HARDENING.md 33). Only what is known to be
+ * secret: ordinary payload text (`hello secret=abc` in a tool argument) is left as it was.
+ */
+export const REDACTION_RULES = {
+  'env-value': 'an environment value of the server config (names are kept)',
+  argument: "a secret argument of the server's command line (--token x, --api-key=x, NAME_KEY=x)",
+  'app-token': "Pipescope's own browser-mode token",
+  'auth-header':
+    'the value of an Authorization, Proxy-Authorization, Cookie, Set-Cookie, X-Api-Key or X-Auth-Token header, or a Bearer / Basic credential',
+  'secret-field':
+    'the value of a JSON field named like a secret (token, apiKey, password, client_secret, …)',
+  'url-credential': 'a secret-named URL parameter (?token=, &api_key=) or the password in a URL',
+  'env-assignment':
+    'an environment-style assignment of a secret-named variable (OPENAI_API_KEY=…, GITHUB_TOKEN=…)',
+  'secret-assignment':
+    'a secret-named setting (token=, password:) whose value is credential-shaped: 12+ characters mixing letters and digits, no spaces',
+  'key-format':
+    'a well-known key format: sk-…, sk_live_…, ghp_… / github_pat_…, AKIA… / ASIA…, xox…-, AIza…, a JWT, a PEM private key',
+  'secret-flag': 'the value after a secret-named flag on a command line (--token x)',
+} as const;
+
+export type RedactionRule = keyof typeof REDACTION_RULES;
+
+export interface RedactionCount {
+  rule: RedactionRule;
+  why: string;
+  /** Values this rule replaced in the trace. */
+  count: number;
+}
+
+/** What a trace's redaction replaced, per rule (the header's `redaction`). */
+export interface TraceRedaction {
+  rules: RedactionCount[];
+  /** The counts are final (the recording finished); a trace cut short has those of its start. */
+  final: boolean;
+}
+
 /** The transport configuration of the recorded session (everything but what to spawn). */
 /** The session's config as recorded (the result budget and host profile are absent in
  *  traces recorded before they existed). */
@@ -61,8 +101,12 @@ export interface TraceHeader {
   server: { command: string; args: string[]; cwd: string | null; env: Record<string, string> };
   config: TraceConfig;
   recordingBudgetBytes: number;
-  /** Whether secrets were redacted (false only with `record --no-redact`). */
+  /** Whether secrets were redacted (false only with `--no-redact`, or Record's option). */
   redacted: boolean;
+  /** What redaction replaced and why, per rule (absent without redaction, and in traces
+   *  recorded before it was counted). Rewritten in place when the recording finishes: the
+   *  header line is padded with spaces for it. */
+  redaction?: TraceRedaction;
   recorder: { name: string; version: string };
   /** Whether the process tree could be sampled when recording began (absent in older traces). */
   process?: ProcessAvailability;

@@ -71,6 +71,8 @@ interface ProbeFlags {
   demoArg: string[];
   /** commander's `--no-process-evidence`: false when given. */
   processEvidence: boolean;
+  /** commander's `--no-redact`: false when given. */
+  redact: boolean;
 }
 
 async function probeCommand(argv: string[], flags: ProbeFlags, cmd: Command): Promise<number> {
@@ -119,12 +121,15 @@ async function probeCommand(argv: string[], flags: ProbeFlags, cmd: Command): Pr
     };
   }
   if (!flags.processEvidence) options = { ...options, processSampling: false };
-  const trace = flags.trace ? probeTrace(flags.trace) : null;
+  if (!flags.redact && !flags.trace) throw new UsageError('--no-redact needs --trace');
+  const trace = flags.trace ? probeTrace(flags.trace, flags.redact) : null;
   const outcome = await runProbe(trace ? { ...options, onSession: trace.attach } : options);
   await trace?.finish(outcome.startError);
   if (flags.json) process.stdout.write(`${JSON.stringify(outcome.report, null, 2)}\n`);
   else process.stdout.write(formatReportText(outcome));
-  if (outcome.startError) process.stderr.write(`pipescope: ${outcome.startError}\n`);
+  // The text report says it already ("could not start: …"); with --json, stdout holds only
+  // the report, so the reason goes to stderr once.
+  if (outcome.startError && flags.json) process.stderr.write(`pipescope: ${outcome.startError}\n`);
   return outcome.exitCode;
 }
 
@@ -201,7 +206,11 @@ export function buildProgram(): Command {
       intArg('--consumer-delay-ms'),
       0,
     )
-    .option('--trace <file>', 'record a trace (JSON Lines)')
+    .option('--trace <file>', 'record a trace (JSON Lines, redacted)')
+    .option(
+      '--no-redact',
+      'with --trace: record exactly, secrets included (a local trace that must replay exactly; unsafe to share)',
+    )
     .option('--json', 'print exactly one JSON report on stdout')
     .option(
       '--demo <id>',

@@ -107,4 +107,30 @@ describe('replay', () => {
     ]);
     expect(changed.result.requests.map((q) => q.response)).toEqual(['same', 'changed', 'same']);
   });
+
+  it('a trace recorded mid-session (its ids renumbered) does not wait out the timeout', async () => {
+    const trace = path.join(tmp, 'mid-session.jsonl');
+    const session = startSession(demoCommand('healthy'));
+    await withTimeout(session.whenStarted(), 5000, 'start');
+    await withTimeout(initialize(session, 5000), 5000, 'initialize');
+    await withTimeout(listTools(session, 5000), 5000, 'tools/list');
+    // Record turned on now (the app's toggle): the trace holds one call, id 3, no handshake.
+    const recorder = TraceRecorder.start(session, { path: trace });
+    await withTimeout(callTool(session, 'echo', { text: 'hi' }).done, 5000, 'echo');
+    await session.stop();
+    await recorder.finish();
+    const started = Date.now();
+    const { result } = await replay(trace, argv('healthy'), [
+      '--timing',
+      'fast',
+      '--timeout-ms',
+      '10000',
+    ]);
+    const ms = Date.now() - started;
+    const call = result.requests.find((q) => q.method === 'tools/call');
+    expect(call).toMatchObject({ oldId: 3, statusNow: 'completed', response: 'same' });
+    expect(call?.newId).not.toBe(3);
+    // It waited 10 s (the timeout) for an answer it had, looked up under the old id.
+    expect(ms).toBeLessThan(7000);
+  });
 });

@@ -189,6 +189,7 @@ export class LiveSession implements HostedSession {
     record: boolean,
     path?: string,
     overwrite = false,
+    redact = true,
   ): Promise<Result<{ path: string | null }>> {
     if (!record) {
       const recorder = this.recorder;
@@ -213,6 +214,7 @@ export class LiveSession implements HostedSession {
         this.events.notice(message);
       },
       overwrite,
+      redact,
     );
     if (!started.ok) {
       this.events.notice(started.error.message);
@@ -220,7 +222,12 @@ export class LiveSession implements HostedSession {
     }
     const recorder = started.value;
     this.recorder = recorder;
-    this.info.recording = { path: recorder.path, bytes: recorder.writtenBytes, active: true };
+    this.info.recording = {
+      path: recorder.path,
+      bytes: recorder.writtenBytes,
+      active: true,
+      ...(redact ? {} : { redacted: false }),
+    };
     this.deltas.touch();
     this.events.changed();
     return ok({ path: recorder.path });
@@ -230,7 +237,12 @@ export class LiveSession implements HostedSession {
     await recorder.finish();
     if (this.recorder === recorder) this.recorder = null;
     if (this.info.recording?.path === recorder.path && !recorder.error)
-      this.info.recording = { path: recorder.path, bytes: recorder.writtenBytes, active: false };
+      this.info.recording = {
+        ...this.info.recording,
+        path: recorder.path,
+        bytes: recorder.writtenBytes,
+        active: false,
+      };
     this.deltas.touch();
     this.events.changed();
   }
