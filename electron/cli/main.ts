@@ -228,11 +228,12 @@ export function buildProgram(): Command {
   const demo = program.command('demo').description('the catalog of misbehaving demo servers');
   demo
     .command('list')
-    .description('list the demo servers, what each shows and its knobs')
-    .option('--json', 'print the catalog as JSON')
-    .action((flags: { json?: boolean }) => {
+    .description('list the demo servers: what each shows, its knobs and the steps to show it')
+    .argument('[ids...]', 'only these demos')
+    .option('--json', 'print the catalog as JSON (steps, knobs, lesson, expectations)')
+    .action((ids: string[], flags: { json?: boolean }) => {
       process.stdout.write(
-        flags.json ? `${JSON.stringify(demoListJson(), null, 2)}\n` : formatDemoList(),
+        flags.json ? `${JSON.stringify(demoListJson(ids), null, 2)}\n` : formatDemoList(ids),
       );
     });
 
