@@ -7,7 +7,7 @@
  * recorder, and the sparkline points of the last process samples (for a new subscriber). Fed by: the session's events and the handlers (handlers/*.ts). Listens: the
  * SessionManager, through `changed` (the session list) and `notice`.
  */
-import type { FramePage } from '../../../shared/frames.js';
+import type { FrameFindPage, FramePage, FrameSearchPage } from '../../../shared/frames.js';
 import { DisposableStore, listen } from '../../../shared/lifecycle.js';
 import type { ProcessAvailability } from '../../../shared/process.js';
 import { err, ok, type Result } from '../../../shared/result.js';
@@ -20,6 +20,13 @@ import {
   type SessionSnapshot,
 } from '../../../shared/session-info.js';
 import type { ExportFormat, TraceExport } from '../../../shared/trace-api.js';
+import {
+  findInFrame,
+  type Needle,
+  type SearchOptions,
+  searchFrames,
+  storeSource,
+} from '../session/frame-search.js';
 import type { Session } from '../session/session.js';
 import type { SessionEvents } from '../session/types.js';
 import { processAvailabilityOf } from '../trace/process-event.js';
@@ -175,6 +182,21 @@ export class LiveSession implements HostedSession {
       text: page.data.toString('utf8'),
       sha256: frames.sha256(seq),
     });
+  }
+
+  async searchFrames(o: SearchOptions): Promise<Result<FrameSearchPage>> {
+    return ok(await searchFrames(storeSource(this.session.frames), o));
+  }
+
+  async findInFrame(
+    seq: number,
+    n: Needle,
+    from: number,
+    maxHits: number,
+  ): Promise<Result<FrameFindPage>> {
+    const data = this.session.frames.bytes(seq);
+    if (!data) return err('ENOFRAME', `frame ${seq} is not held (evicted or unknown)`);
+    return ok({ seq, totalBytes: data.length, ...findInFrame(data, n, from, maxHits) });
   }
 
   exportTrace(format: ExportFormat): Promise<Result<TraceExport>> {
