@@ -2,10 +2,13 @@
  * FramesPanel: the session's frame log, newest at the bottom, virtualized. Filters by
  * direction, kind and method/id text; highlights pollution, invalid and oversize frames.
  * Fed by the store's capped frame list (the parent); clicking a row calls `onOpen(seq)`,
- * and the parent shows FrameViewer for it.
+ * and the parent shows FrameViewer for it. Given `search` (SessionFramesPanel), "in payloads"
+ * turns the text into a search the host runs over every frame it holds: the hits, each with
+ * its match in context, replace the list. Given `view`, Clear and Preserve log (log-view.ts).
  */
 import { memo, type ReactElement, type ReactNode, useCallback, useMemo, useState } from 'react';
-import type { FrameSummary } from '../../../shared/frames.js';
+import type { FrameSearchHit, FrameSummary } from '../../../shared/frames.js';
+import { formatCount, formatBytes as formatSize } from '../../components/format';
 import { LogList } from '../../components/LogList.js';
 import './frames.css';
 import {
@@ -23,14 +26,30 @@ import {
   type FrameFilter,
   type FrameKindOrOversize,
   filterFrames,
+  frameMatcher,
   isFilterActive,
   isProblemKind,
 } from './frame-filter.js';
+import type { PayloadQuery, PayloadSearchState } from './usePayloadSearch.js';
 
 export interface FramesPanelProps {
   frames: readonly FrameSummary[];
   onOpen(seq: number): void;
   selectedSeq?: number | null;
+  /** A payload search the host runs (a session's panel; absent in a bare panel). */
+  search?: {
+    state: PayloadSearchState;
+    setQuery(q: PayloadQuery | null): void;
+  };
+  /** Clear and Preserve log (a session's panel). */
+  view?: {
+    /** The first seq shown (Clear, or the latest initialize without Preserve log). */
+    floor: number;
+    preserve: boolean;
+    onClear(): void;
+    onShowAll(): void;
+    onPreserve(preserve: boolean): void;
+  };
 }
 
 const ROW_HEIGHT = 22;
@@ -92,13 +111,106 @@ const FrameRow = memo(function FrameRow({ frame, odd, selected, onOpen }: RowPro
   );
 });
 
+interface HitRowProps {
+  hit: FrameSearchHit;
+  selected: boolean;
+  onOpen(seq: number): void;
+}
+
+/** A frame found by a payload search: its match in context, highlighted. */
+const HitRow = memo(function HitRow({ hit, selected, onOpen }: HitRowProps): ReactElement {
+  const classes = ['ps-frame-row', 'ps-frame-row--hit'];
+  if (hit.seq % 2 === 1) classes.push('ps-frame-row--alt');
+  if (selected) classes.push('ps-frame-row--selected');
+  const { text, matchStart, matchLength } = hit;
+  // A narrow column: a little context before the match, so the match itself shows.
+  const from = Math.max(0, matchStart - SNIPPET_BEFORE_CHARS);
+  return (
+    <button
+      type="button"
+      className={classes.join(' ')}
+      data-testid="frame-hit"
+      data-seq={hit.seq}
+      data-offset={hit.offset}
+      aria-current={selected ? 'true' : undefined}
+      title={`#${hit.seq}: match at byte ${hit.offset.toLocaleString('en-US')}${hit.previewOnly ? ' (its bytes were dropped: only its first bytes were searched)' : ''}`}
+      onClick={() => onOpen(hit.seq)}
+    >
+      <span className="ps-col-time">{formatTime(hit.t)}</span>
+      <span className="ps-col-dir" title={directionLabel(hit.dir)}>
+        {directionArrow(hit.dir)}
+      </span>
+      <span className="ps-col-kind">{hit.kind}</span>
+      <span className="ps-col-id">{formatId(hit.id)}</span>
+      <span className="ps-col-method">{hit.method ?? ''}</span>
+      <span className="ps-col-size" title={formatExactBytes(hit.bytes)}>
+        {formatBytes(hit.bytes)}
+      </span>
+      <span className="ps-col-preview ps-hit-snippet">
+        {from > 0 ? '…' : ''}
+        {text.slice(from, matchStart)}
+        <mark>{text.slice(matchStart, matchStart + matchLength)}</mark>
+        {text.slice(matchStart + matchLength)}
+      </span>
+    </button>
+  );
+});
+
+/** Characters of context a hit's row shows before its match. */
+const SNIPPET_BEFORE_CHARS = 16;
+
+function hitKey(hit: FrameSearchHit): number {
+  return hit.seq;
+}
+
+/** What the search says it did: hits, frames and bytes searched, time, and how it ended. */
+function searchCount(s: PayloadSearchState, shown: number): string {
+  if (s.status === 'waiting') return 'searching…';
+  if (s.status === 'error') return `search failed: ${s.error ?? ''}`;
+  const scanned = `${formatCount(s.scannedFrames)} frames (${formatSize(s.scannedBytes)})`;
+  if (s.status === 'searching') return `${formatCount(shown)} found · searching ${scanned}…`;
+  const capped = s.status === 'capped' ? ' (stopped at the first 1,000)' : '';
+  return `${formatCount(shown)} frame${shown === 1 ? '' : 's'} match${capped} · searched ${scanned} in ${Math.round(s.elapsedMs)} ms`;
+}
+
 export const FramesPanel = memo(function FramesPanel({
   frames,
   onOpen,
   selectedSeq = null,
+  search,
+  view,
 }: FramesPanelProps): ReactElement {
   const [filter, setFilter] = useState<FrameFilter>(EMPTY_FILTER);
-  const shown = useMemo(() => filterFrames(frames, filter), [frames, filter]);
+  const [payloads, setPayloads] = useState(false);
+  const [caseSensitive, setCaseSensitive] = useState(false);
+  const floor = view?.floor ?? 0;
+  const visible = useMemo(
+    () => (floor > 0 ? frames.filter((f) => f.seq >= floor) : frames),
+    [frames, floor],
+  );
+  const searching = search !== undefined && payloads && filter.text.trim() !== '';
+  const shown = useMemo(
+    () => (searching ? visible : filterFrames(visible, filter)),
+    [visible, filter, searching],
+  );
+  // Hits pass direction, kind and Clear; the text is the search's.
+  const hits = useMemo(() => {
+    if (!searching || !search) return [];
+    const keep = frameMatcher({ ...filter, text: '' });
+    return search.state.hits.filter(
+      (h) => h.seq >= floor && keep({ ...h, offset: null, preview: '', held: true }),
+    );
+  }, [searching, search, filter, floor]);
+  const runSearch = (text: string, payloadMode: boolean, matchCase: boolean): void => {
+    search?.setQuery(payloadMode && text.trim() !== '' ? { text, caseSensitive: matchCase } : null);
+  };
+
+  const renderHit = useCallback(
+    (hit: FrameSearchHit): ReactNode => (
+      <HitRow hit={hit} selected={hit.seq === selectedSeq} onOpen={onOpen} />
+    ),
+    [onOpen, selectedSeq],
+  );
 
   const renderRow = useCallback(
     // Stripes follow seq, not position, so they do not flicker as the capped list slides.
@@ -113,8 +225,11 @@ export const FramesPanel = memo(function FramesPanel({
     [onOpen, selectedSeq],
   );
 
-  const update = (patch: Partial<FrameFilter>): void =>
+  const update = (patch: Partial<FrameFilter>): void => {
     setFilter((prev) => ({ ...prev, ...patch }));
+    if (patch.text !== undefined) runSearch(patch.text, payloads, caseSensitive);
+  };
+  const hidden = frames.length - visible.length;
 
   return (
     <section className="ps-log" data-testid="frames-log" aria-label="Frames log">
@@ -142,15 +257,99 @@ export const FramesPanel = memo(function FramesPanel({
         </select>
         <input
           type="search"
-          aria-label="Search method or id"
-          placeholder="method, id or #seq"
+          aria-label={searching || payloads ? 'Search in payloads' : 'Search method or id'}
+          placeholder={payloads ? 'text in payloads' : 'method, id or #seq'}
+          data-testid="frames-filter"
           value={filter.text}
           onChange={(e) => update({ text: e.target.value })}
         />
-        <span className="ps-log-count">
-          {isFilterActive(filter)
-            ? `${shown.length.toLocaleString()} of ${frames.length.toLocaleString()}`
-            : `${frames.length.toLocaleString()} frames`}
+        {search ? (
+          <>
+            <label
+              className="ps-log-check"
+              title="Search the frames' bytes (every frame the host holds, not only this list), on the host side"
+            >
+              <input
+                type="checkbox"
+                data-testid="frames-search-payloads"
+                checked={payloads}
+                onChange={(e) => {
+                  setPayloads(e.target.checked);
+                  runSearch(filter.text, e.target.checked, caseSensitive);
+                }}
+              />
+              in payloads
+            </label>
+            {payloads ? (
+              <label className="ps-log-check" title="Match case (ASCII letters)">
+                <input
+                  type="checkbox"
+                  data-testid="frames-search-case"
+                  checked={caseSensitive}
+                  onChange={(e) => {
+                    setCaseSensitive(e.target.checked);
+                    runSearch(filter.text, payloads, e.target.checked);
+                  }}
+                />
+                Aa
+              </label>
+            ) : null}
+          </>
+        ) : null}
+        {view ? (
+          <>
+            <button
+              type="button"
+              className="small"
+              data-testid="frames-clear"
+              title="Hide the frames so far (the host keeps them: search and export still see them)"
+              onClick={view.onClear}
+            >
+              Clear
+            </button>
+            <label
+              className="ps-log-check"
+              title="Keep what came before when a new initialize starts the session over (off: the list starts afresh, as DevTools does on a page load)"
+            >
+              <input
+                type="checkbox"
+                data-testid="frames-preserve"
+                checked={view.preserve}
+                onChange={(e) => view.onPreserve(e.target.checked)}
+              />
+              Preserve log
+            </label>
+          </>
+        ) : null}
+        <span
+          className="ps-log-count"
+          data-testid="frames-count"
+          data-status={searching ? search?.state.status : undefined}
+          title={
+            searching && search && search.state.previewOnly > 0
+              ? `${formatCount(search.state.previewOnly)} frames had only their first bytes left to search (their bytes were dropped by the frame store's budget)`
+              : undefined
+          }
+        >
+          {searching && search
+            ? searchCount(search.state, hits.length)
+            : isFilterActive(filter)
+              ? `${shown.length.toLocaleString()} of ${visible.length.toLocaleString()}`
+              : `${visible.length.toLocaleString()} frames`}
+          {hidden > 0 && view ? (
+            <>
+              {' · '}
+              <button
+                type="button"
+                className="link"
+                data-testid="frames-show-all"
+                title="Show the frames Clear (or a new initialize) hid"
+                onClick={view.onShowAll}
+              >
+                {formatCount(hidden)} hidden
+              </button>
+            </>
+          ) : null}
         </span>
       </div>
       <div className="ps-frame-row ps-frames-header" aria-hidden="true">
@@ -162,21 +361,41 @@ export const FramesPanel = memo(function FramesPanel({
         <span className="ps-col-size">size</span>
         <span className="ps-col-preview">preview</span>
       </div>
-      <LogList
-        items={shown}
-        empty={
-          shown.length > 0
-            ? null
-            : frames.length === 0
-              ? 'No frames yet.'
-              : 'No frames match the filter.'
-        }
-        rowHeight={ROW_HEIGHT}
-        renderRow={renderRow}
-        getKey={frameKey}
-        keyByPosition
-        stickToBottom
-      />
+      {searching && search ? (
+        <LogList
+          items={hits}
+          empty={
+            hits.length > 0
+              ? null
+              : search.state.status === 'done' || search.state.status === 'capped'
+                ? 'No frame holds this text.'
+                : search.state.status === 'error'
+                  ? `Search failed: ${search.state.error ?? ''}`
+                  : 'Searching…'
+          }
+          rowHeight={ROW_HEIGHT}
+          renderRow={renderHit}
+          getKey={hitKey}
+        />
+      ) : (
+        <LogList
+          items={shown}
+          empty={
+            shown.length > 0
+              ? null
+              : frames.length === 0
+                ? 'No frames yet.'
+                : visible.length === 0
+                  ? 'Cleared: new frames appear here.'
+                  : 'No frames match the filter.'
+          }
+          rowHeight={ROW_HEIGHT}
+          renderRow={renderRow}
+          getKey={frameKey}
+          keyByPosition
+          stickToBottom
+        />
+      )}
     </section>
   );
 });
