@@ -5,6 +5,7 @@
  * below both. Pure types: no zod, no DOM, no Node.
  */
 import type { FindingLevel, LiveFinding } from './findings.js';
+import type { RedactionCount } from './trace-format.js';
 import type { FrameSummary } from './frames.js';
 import type { HostProfileId } from './host-profiles.js';
 import type { LiveMetrics } from './metrics.js';
@@ -194,4 +195,7 @@ export interface TraceInfo {
   skippedLines: number;
   markers: TraceMarker[];
   markersSkipped: number;
+  /** What redaction replaced, per rule (absent in traces recorded before it was counted);
+   *  `redacted` false: recorded without redaction (secrets are in the file). */
+  redaction?: { redacted: boolean; rules: RedactionCount[]; final: boolean };
 }

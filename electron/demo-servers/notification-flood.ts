@@ -41,6 +41,8 @@ server.mcp.registerTool(
     const token = extra._meta?.progressToken ?? `flood-${String(extra.requestId)}`;
     const started = performance.now();
     for (let i = 0; i < count; i++) {
+      // A cancelled flood stops (the SDK then sends no answer for it).
+      if (extra.signal.aborted) break;
       const text = mark !== undefined && i + 1 === markAt ? mark : payload;
       if (kind === 'progress') {
         await extra.sendNotification({

@@ -4,7 +4,7 @@
  * fixed server (`slow-producer`, same tool) shows the cancellation re-aimed and honoured now;
  * responses recorded without text (budget) are compared by sha-256.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -132,5 +132,22 @@ describe('replay', () => {
     expect(call?.newId).not.toBe(3);
     // It waited 10 s (the timeout) for an answer it had, looked up under the old id.
     expect(ms).toBeLessThan(7000);
+  });
+
+  it('ordinary text that names a secret is recorded as is: replayed exactly, no redaction note', async () => {
+    const trace = path.join(tmp, 'ordinary.jsonl');
+    const session = startSession(demoCommand('healthy'));
+    const recorder = TraceRecorder.start(session, { path: trace });
+    await withTimeout(session.whenStarted(), 5000, 'start');
+    await withTimeout(initialize(session, 5000), 5000, 'initialize');
+    await withTimeout(listTools(session, 5000), 5000, 'tools/list');
+    await withTimeout(callTool(session, 'echo', { text: 'hello secret=abc' }).done, 5000, 'echo');
+    await session.stop();
+    await recorder.finish();
+    expect(readFileSync(trace, 'utf8')).toContain('hello secret=abc');
+    const { code, result } = await replay(trace, argv('healthy'), ['--timing', 'fast']);
+    expect(result.notes.filter((n) => /redact/.test(n))).toEqual([]);
+    expect(result.requests.map((q) => q.response)).toEqual(['same', 'same', 'same']);
+    expect(code).toBe(0);
   });
 });

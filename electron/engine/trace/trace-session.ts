@@ -181,6 +181,11 @@ export class TraceSession {
         skippedLines: this.reader.skippedLines,
         markers,
         markersSkipped: skipped,
+        redaction: {
+          redacted: h.redacted,
+          rules: h.redaction?.rules ?? [],
+          final: h.redaction?.final ?? false,
+        },
       },
     };
   }
