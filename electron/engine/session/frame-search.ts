@@ -85,7 +85,15 @@ function byteAt(data: FrameBytes, i: number): number | undefined {
 
 /** Control characters shown as spaces (same UTF-16 length: indices stay right). */
 function oneLine(s: string): string {
-  return s.replace(/[\u0000-\u001f\u007f]/g, ' ');
+  let out = '';
+  let last = 0;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c >= 0x20 && c !== 0x7f) continue;
+    out += `${s.slice(last, i)} `;
+    last = i + 1;
+  }
+  return last === 0 ? s : out + s.slice(last);
 }
 
 /**
