@@ -9,9 +9,9 @@ import type { FrameSummary } from './frames.js';
 import type { HostProfileId } from './host-profiles.js';
 import type { LiveMetrics } from './metrics.js';
 import type { ProcessAvailability, ProcessSnapshot } from './process.js';
+import type { RedactionCount } from './redaction.js';
 import type { RequestRecord } from './requests.js';
 import type { Budgets, OverloadPolicy, OversizePolicy, ReaderMode } from './session-options.js';
-import type { RedactionCount } from './trace-format.js';
 
 export type SessionState = 'starting' | 'running' | 'stopping' | 'stopped' | 'failed';
 
