@@ -228,8 +228,8 @@ export function FrameWindowView({
     <div className="ps-fv-window" data-testid="frame-window" data-offset={w.offset}>
       <div className="ps-fv-gap">
         <span>
-          bytes {formatExactBytes(w.offset)} – {formatExactBytes(w.offset + w.length)} of{' '}
-          {formatExactBytes(w.totalBytes)}
+          bytes {w.offset.toLocaleString('en-US')} – {(w.offset + w.length).toLocaleString('en-US')}{' '}
+          of {w.totalBytes.toLocaleString('en-US')}
         </span>
         <button
           type="button"
