@@ -153,9 +153,13 @@ function RedactionNote({
       </span>
     );
   const used = redaction.rules.filter((r) => r.count > 0);
-  const words = used.length
-    ? used.map((r) => `${r.count.toLocaleString('en-US')} ${r.rule}`).join(', ')
-    : 'nothing needed it';
+  // A trace recorded before redaction was counted has no rules at all.
+  const words =
+    redaction.rules.length === 0
+      ? '(not counted in this trace)'
+      : used.length
+        ? used.map((r) => `${r.count.toLocaleString('en-US')} ${r.rule}`).join(', ')
+        : 'nothing needed it';
   const title = [
     'Redacted (replaced by ***): only what is known to be secret; ordinary payload text is kept.',
     ...redaction.rules.map((r) => `${r.rule}: ${r.count} (${r.why})`),
