@@ -48,6 +48,15 @@ export class Dispatcher {
     return this.depth > 0 ? this.queue[this.qHead].t : null;
   }
 
+  /** The queue wait at `now`: the oldest message's, and the longest a message waited. */
+  waits(now: number): { queueWaitMs: number; queueLongestWaitMs: number } {
+    const oldest = this.oldestArrival();
+    return {
+      queueWaitMs: oldest === null ? 0 : Math.max(0, now - oldest),
+      queueLongestWaitMs: this.longestWaitMs,
+    };
+  }
+
   /** Whether a response with this id waits in the queue (the host has not taken it yet). */
   holdsResponse(id: string | number): boolean {
     for (let i = this.qHead; i < this.queue.length; i++) {

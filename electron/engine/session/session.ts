@@ -350,13 +350,10 @@ export class Session extends EventEmitter<SessionEvents> {
   }
 
   liveMetrics(): LiveMetrics {
-    const t = this.now();
-    const oldest = this.dispatcher.oldestArrival();
     return this.metrics.update(this.transport.lastCounters, {
-      t,
+      t: this.now(),
       mainQueueDepth: this.dispatcher.depth,
-      queueWaitMs: oldest === null ? 0 : Math.max(0, t - oldest),
-      queueLongestWaitMs: this.dispatcher.longestWaitMs,
+      ...this.dispatcher.waits(this.now()),
       cancellationsSent: this.out.cancellationsSent,
       lateResponses: this.late.count,
       processExits: this.processExits,
@@ -381,8 +378,6 @@ export class Session extends EventEmitter<SessionEvents> {
     if (this.state !== 'failed') this.setState('stopping');
     this.evidence.end.stopAsked(this.now(), this.transport.lastCounters?.readingStdout ?? true);
     const result: StopResult = await this.transport.stop('session stop');
-    // Nothing holds once the server is gone: each condition still open ends with the session.
-    this.findings.endEpisodes(this.now());
     this.dispatcher.stop();
     await this.audits.close();
     this.recoveryVerdict.flush();
