@@ -44,6 +44,22 @@ export interface Finding {
   evidence?: FindingEvidence;
 }
 
+/**
+ * One number a finding rests on, with the moment it was taken: the value when the finding was
+ * raised, or the highest seen while its condition held (a live counter beside it may be far
+ * past the first, and both are true).
+ */
+export interface FindingFigure {
+  /** What it measures, in words ("queue depth"). */
+  label: string;
+  value: number;
+  unit: 'ms' | 'bytes' | 'count';
+  /** `raised`: when the episode began; `peak`: the highest while it held. */
+  at: 'raised' | 'peak';
+  /** ms since session start when it was taken. */
+  t: number;
+}
+
 /** A finding as the engine tracks it live: first/last time seen and how often. */
 export interface LiveFinding extends Finding {
   /** ms since session start when first raised. */
@@ -53,6 +69,22 @@ export interface LiveFinding extends Finding {
   requestId?: string | number;
   /** For a condition that holds over time: whether it still does (absent: an event). */
   active?: boolean;
+  /** A condition's latest episode: when it began (firstAt is the first episode's). */
+  since?: number;
+  /** When the latest episode ended (absent while it holds, and for events). */
+  resolvedAt?: number;
+  /** Why it ended: the condition stopped holding, or the session ended first. */
+  resolvedBy?: 'condition' | 'session-end';
+  /** The numbers behind the message, each with its moment (raised, peak). */
+  figures?: FindingFigure[];
+}
+
+/** Where a finding stands: a condition that holds now, one that held and ended, or an event
+ *  (something that happened: pollution, a late answer, a timeout). */
+export type FindingState = 'active' | 'resolved' | 'event';
+
+export function findingState(f: Pick<LiveFinding, 'active'>): FindingState {
+  return f.active === true ? 'active' : f.active === false ? 'resolved' : 'event';
 }
 
 /**

@@ -7,7 +7,12 @@
 import { z } from 'zod';
 import type { AttachReport, Candidate } from './attach.js';
 import type { DemoScenario } from './demo-catalog.js';
-import type { FramePage } from './frames.js';
+import {
+  type FrameFindPage,
+  type FramePage,
+  type FrameSearchPage,
+  SEARCH_QUERY_MAX,
+} from './frames.js';
 import { HOST_PROFILE_IDS } from './host-profiles.js';
 import type { Result } from './result.js';
 import type { SessionInfo, SessionSnapshot } from './session-info.js';
@@ -208,6 +213,28 @@ export const HOST_CHANNELS = {
       .min(0)
       .max(1024 * 1024),
   }),
+  /** Payload search over a session's frames, on the host side, one bounded page at a time:
+   *  `from` is the previous page's `next`; a newer `searchId` on the same session supersedes
+   *  a search still running. */
+  'frame:search': z.object({
+    sessionId,
+    searchId: z.string().min(1).max(64),
+    query: z.string().min(1).max(SEARCH_QUERY_MAX),
+    caseSensitive: z.boolean().default(false),
+    dir: z.enum(['in', 'out']).optional(),
+    from: z.object({ seq: z.number().int().min(0), offset: z.number().int().min(0) }).optional(),
+    maxHits: z.number().int().min(1).max(1000).default(200),
+    budgetMs: z.number().int().min(10).max(2000).default(150),
+  }),
+  /** The matches of a text inside one frame, from a byte offset on (paged). */
+  'frame:find': z.object({
+    sessionId,
+    seq: z.number().int().min(1),
+    query: z.string().min(1).max(SEARCH_QUERY_MAX),
+    caseSensitive: z.boolean().default(false),
+    from: z.number().int().min(0).default(0),
+    maxHits: z.number().int().min(1).max(500).default(100),
+  }),
   'config:import': z.object({
     format: z.enum(CONFIG_FORMATS).default('auto'),
     text: z.string().max(8 * 1024 * 1024),
@@ -266,6 +293,8 @@ export interface ChannelResponses {
   /** On a tapped session the replay runs on a fresh server, in the session `sessionId`. */
   'request:replay': { requestId: string | number; sessionId?: string };
   'frame:page': FramePage;
+  'frame:search': FrameSearchPage;
+  'frame:find': FrameFindPage;
   'config:import': ImportResult;
   'config:discover': DiscoveredConfig[];
   'config:tap-install': TapConfigResult;

@@ -33,8 +33,14 @@ export interface LiveMetrics extends ReportMetrics {
   inFlightFrameBytes: number;
   /** ms since the last stdout byte arrived (null before the first byte). */
   msSinceLastStdoutByte: number | null;
-  /** Longest single wait of the reader for dispatcher credits. */
+  /** Longest single wait of the worker's reader for dispatcher credits (it waits only once
+   *  its spill is full; dispatcherWaitMs is the total). */
   dispatcherLongestWaitMs: number;
+  /** Queue wait now: how long the oldest complete message still queued for the consumer has
+   *  waited since it arrived (0 when none waits). What host-queue-stalled measures. */
+  queueWaitMs: number;
+  /** The longest queue wait so far (a message taken, or the oldest still waiting). */
+  queueLongestWaitMs: number;
   /** Frames complete but not yet consumed (worker spill + hand-off + main queue). */
   dispatcherDepth: number;
   /** Bytes held in the worker's spill while out of credits. */
@@ -77,6 +83,8 @@ export function emptyLiveMetrics(): LiveMetrics {
     inFlightFrameBytes: 0,
     msSinceLastStdoutByte: null,
     dispatcherLongestWaitMs: 0,
+    queueWaitMs: 0,
+    queueLongestWaitMs: 0,
     dispatcherDepth: 0,
     spillBytes: 0,
     droppedFrames: 0,

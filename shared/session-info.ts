@@ -9,6 +9,7 @@ import type { FrameSummary } from './frames.js';
 import type { HostProfileId } from './host-profiles.js';
 import type { LiveMetrics } from './metrics.js';
 import type { ProcessAvailability, ProcessSnapshot } from './process.js';
+import type { RedactionCount } from './redaction.js';
 import type { RequestRecord } from './requests.js';
 import type { Budgets, OverloadPolicy, OversizePolicy, ReaderMode } from './session-options.js';
 
@@ -189,6 +190,8 @@ export interface RecordingInfo {
   bytes: number;
   /** False once the recorder finished the file (the session stopped or recording was toggled off). */
   active: boolean;
+  /** False when recorded without redaction (secrets stay in the file); absent: redacted. */
+  redacted?: boolean;
 }
 
 /** A point of interest on the scrubber. */
@@ -215,4 +218,7 @@ export interface TraceInfo {
   skippedLines: number;
   markers: TraceMarker[];
   markersSkipped: number;
+  /** What redaction replaced, per rule (absent in traces recorded before it was counted);
+   *  `redacted` false: recorded without redaction (secrets are in the file). */
+  redaction?: { redacted: boolean; rules: RedactionCount[]; final: boolean };
 }

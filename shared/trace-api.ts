@@ -101,6 +101,9 @@ export const TRACE_CHANNELS = {
     path: filePath.optional(),
     /** Replace a file that exists (a save dialog asked already); refused otherwise. */
     overwrite: z.boolean().default(false),
+    /** false: record without redaction (exact bytes, for a local trace that must replay
+     *  exactly; secrets stay in the file). */
+    redact: z.boolean().default(true),
   }),
   'trace:open': z.object({ path: filePath }),
   'trace:upload': traceUploadSchema,

@@ -6,8 +6,10 @@
  *
  * - Line 1, the header: `{"format":"pipescope-trace","version":1,"startedAt":<epoch ms>,
  *   "server":{command,args,cwd,env},"config":{maxFrameBytes,onOversize,readerMode,…},
- *   "recordingBudgetBytes":<n>,"redacted":true}`. With redaction on (the default) every env
- *   value is `***` (names kept) and secrets in args are `***`.
+ *   "recordingBudgetBytes":<n>,"redacted":true,"redaction":{rules,final}}`. With redaction
+ *   on (the default) every env value is `***` (names kept), secrets in args are `***`, and
+ *   `redaction` says per rule what was replaced and why (REDACTION_RULES); ordinary payload
+ *   text is kept. The line may end in spaces (room for the final counts).
  * - Then one event a line. Every event starts with `"t"` (ms since the session's start) and
  *   `"type"`, in that order, so a reader can index a huge file from each line's first bytes;
  *   a frame's or stderr chunk's `text` (or `base64`) is always the last key. Lines are in
@@ -28,14 +30,22 @@
  * A trace without `end` (a crash, a kill) is still readable: the report is rebuilt from the
  * events. Readers must skip event types they do not know (more may be added in version 1).
  */
-import type { FindingCode, FindingLevel } from './findings.js';
+import type { FindingCode, FindingFigure, FindingLevel } from './findings.js';
 import type { FrameDirection, FrameKind } from './frames.js';
 import type { LiveMetrics } from './metrics.js';
 import type { ProbeReport } from './probe-report.js';
 import type { FindingEvidence, ProcessAvailability, ProcessSnapshot } from './process.js';
+import type { TraceRedaction } from './redaction.js';
 import type { JsonRpcId, RequestRecord } from './requests.js';
 import type { SessionConfig } from './session-config.js';
 import type { SessionState } from './session-info.js';
+
+export {
+  REDACTION_RULES,
+  type RedactionCount,
+  type RedactionRule,
+  type TraceRedaction,
+} from './redaction.js';
 
 export const TRACE_FORMAT = 'pipescope-trace';
 export const TRACE_VERSION = 1;
@@ -61,8 +71,12 @@ export interface TraceHeader {
   server: { command: string; args: string[]; cwd: string | null; env: Record<string, string> };
   config: TraceConfig;
   recordingBudgetBytes: number;
-  /** Whether secrets were redacted (false only with `record --no-redact`). */
+  /** Whether secrets were redacted (false only with `--no-redact`, or Record's option). */
   redacted: boolean;
+  /** What redaction replaced and why, per rule (absent without redaction, and in traces
+   *  recorded before it was counted). Rewritten in place when the recording finishes: the
+   *  header line is padded with spaces for it. */
+  redaction?: TraceRedaction;
   recorder: { name: string; version: string };
   /** Whether the process tree could be sampled when recording began (absent in older traces). */
   process?: ProcessAvailability;
@@ -144,6 +158,12 @@ export interface TraceFindingEvent extends Base {
   evidence?: FindingEvidence;
   /** For a condition that holds over time: whether it still held at `t`. */
   active?: boolean;
+  /** Its latest episode: when it began, when it ended and why (LiveFinding). */
+  since?: number;
+  resolvedAt?: number;
+  resolvedBy?: 'condition' | 'session-end';
+  /** The numbers behind the message, each with its moment (when raised, the peak). */
+  figures?: FindingFigure[];
 }
 
 export interface TraceProcessEvent extends Base {
@@ -232,6 +252,8 @@ const isObject = (v: unknown): v is Record<string, unknown> =>
 const isNum = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v);
 const isStr = (v: unknown): v is string => typeof v === 'string';
 const isId = (v: unknown): boolean => isStr(v) || isNum(v) || v === null;
+const isFigure = (v: unknown): boolean =>
+  isObject(v) && isStr(v.label) && isNum(v.value) && isStr(v.unit) && isStr(v.at) && isNum(v.t);
 
 /** A process sample the panel can draw: what describeProcess and the tree rely on. */
 function usableProcess(p: unknown): boolean {
@@ -267,7 +289,8 @@ const USABLE: Record<TraceEventType, (e: Record<string, unknown>) => boolean> = 
     isStr(e.level) &&
     isStr(e.message) &&
     (e.evidence === undefined || isObject(e.evidence)) &&
-    (e.active === undefined || typeof e.active === 'boolean'),
+    (e.active === undefined || typeof e.active === 'boolean') &&
+    (e.figures === undefined || (Array.isArray(e.figures) && e.figures.every(isFigure))),
   oversize: (e) => (e.phase === 'start' || e.phase === 'end') && isNum(e.offset),
   mode: (e) => isStr(e.readerMode),
   exit: () => true,

@@ -132,6 +132,10 @@ export function findingsAt(events: readonly TraceFindingEvent[], t: number): Liv
       ...(e.requestId === undefined ? {} : { requestId: e.requestId }),
       ...(e.evidence === undefined ? {} : { evidence: e.evidence }),
       ...(e.active === undefined ? {} : { active: e.active }),
+      ...(e.since === undefined ? {} : { since: e.since }),
+      ...(e.resolvedAt === undefined ? {} : { resolvedAt: e.resolvedAt }),
+      ...(e.resolvedBy === undefined ? {} : { resolvedBy: e.resolvedBy }),
+      ...(e.figures === undefined ? {} : { figures: e.figures }),
     }));
 }
 

@@ -187,6 +187,19 @@ describe('demo list', () => {
     expect(text).toContain('check fails: cancel-before-work, cancel-mid-output');
     expect(text).toContain('knobs: page-size=20');
   });
+
+  it('shows the steps of each demo, numbered, and its lesson', () => {
+    const text = formatDemoList(['oversized-result']);
+    const demo = demoListJson(['oversized-result'])[0];
+    expect(text).toMatch(/steps:\n\s+1\. Pause the reader, call dump/);
+    expect(text).toMatch(/ 3\. Resume the reader/);
+    expect(text.replace(/\s+/g, ' ')).toContain(demo.steps[4].replace(/\s+/g, ' '));
+    expect(text.replace(/\s+/g, ' ')).toContain(demo.lesson.slice(0, 60));
+    expect(text).not.toContain('healthy');
+    for (const line of text.split('\n')) expect(line.length).toBeLessThanOrEqual(100);
+    expect(demoListJson(['oversized-result'])[0].steps.length).toBeGreaterThan(2);
+    expect(() => demoListJson(['nope'])).toThrow(/unknown demo "nope"; the demos are: healthy/);
+  });
 });
 
 function outcome(

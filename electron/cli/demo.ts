@@ -62,28 +62,62 @@ export function demoProbeOptions(
   };
 }
 
-export function demoListJson(): readonly DemoScenario[] {
-  return DEMO_CATALOG;
+/** The catalog, or the demos named (an unknown id is an error naming the known ones). */
+export function demoListJson(ids: readonly string[] = []): readonly DemoScenario[] {
+  if (ids.length === 0) return DEMO_CATALOG;
+  return ids.map((id) => {
+    const s = findDemo(id);
+    if (!s) {
+      const known = DEMO_CATALOG.map((d) => d.id).join(', ');
+      throw new DemoError(`unknown demo ${JSON.stringify(id)}; the demos are: ${known}`);
+    }
+    return s;
+  });
 }
 
-export function formatDemoList(): string {
-  const width = Math.max(...DEMO_CATALOG.map((s) => s.id.length));
+/** `text` wrapped at `width` columns, each line after `indent`. */
+function wrap(text: string, indent: string, width = 96): string[] {
+  const lines: string[] = [];
+  let line = '';
+  for (const word of text.split(/\s+/).filter(Boolean)) {
+    if (line && indent.length + line.length + 1 + word.length > width) {
+      lines.push(indent + line);
+      line = word;
+    } else line = line ? `${line} ${word}` : word;
+  }
+  if (line) lines.push(indent + line);
+  return lines;
+}
+
+/** Each demo: what it shows, what a probe must find, its knobs, and the steps to show it by
+ *  hand in the app (the same words as its card on the start screen). */
+export function formatDemoList(ids: readonly string[] = []): string {
+  const demos = demoListJson(ids);
+  const width = Math.max(...demos.map((s) => s.id.length));
+  const pad = ' '.repeat(width + 4);
   const lines = [
     'Demo servers (pipescope probe --demo <id> [--demo-arg name=value ...], pipescope check --demo <id>)',
     '',
   ];
-  for (const s of DEMO_CATALOG) {
+  for (const s of demos) {
     const expect = s.expected.findings.length ? s.expected.findings.join(', ') : 'no findings';
     lines.push(`  ${s.id.padEnd(width)}  ${s.title}`);
-    lines.push(`  ${' '.repeat(width)}  expect: ${expect}`);
+    lines.push(...wrap(s.lesson, pad));
+    lines.push(`${pad}expect: ${expect}`);
     if (s.check) {
       const fails = s.check.failed.length ? s.check.failed.join(', ') : 'nothing';
-      lines.push(`  ${' '.repeat(width)}  check fails: ${fails}`);
+      lines.push(`${pad}check fails: ${fails}`);
     }
     if (s.knobs.length) {
       const knobs = s.knobs.map((k) => `${k.name}=${k.default}`).join(' ');
-      lines.push(`  ${' '.repeat(width)}  knobs: ${knobs}`);
+      lines.push(...wrap(`knobs: ${knobs}`, pad));
     }
+    lines.push(`${pad}steps:`);
+    s.steps.forEach((step, i) => {
+      const [first, ...rest] = wrap(step, `${pad}      `);
+      lines.push(`${pad}  ${String(i + 1).padStart(2)}. ${first.trimStart()}`, ...rest);
+    });
+    lines.push('');
   }
-  return `${lines.join('\n')}\n`;
+  return `${lines.join('\n')}`;
 }

@@ -49,6 +49,8 @@ interface ProbeFlags {
   demoArg: string[];
   /** commander's `--no-process-evidence`: false when given. */
   processEvidence: boolean;
+  /** commander's `--no-redact`: false when given. */
+  redact: boolean;
 }
 
 async function probeCommand(argv: string[], flags: ProbeFlags, cmd: Command): Promise<number> {
@@ -97,12 +99,15 @@ async function probeCommand(argv: string[], flags: ProbeFlags, cmd: Command): Pr
     };
   }
   if (!flags.processEvidence) options = { ...options, processSampling: false };
-  const trace = flags.trace ? probeTrace(flags.trace) : null;
+  if (!flags.redact && !flags.trace) throw new UsageError('--no-redact needs --trace');
+  const trace = flags.trace ? probeTrace(flags.trace, flags.redact) : null;
   const outcome = await runProbe(trace ? { ...options, onSession: trace.attach } : options);
   await trace?.finish(outcome.startError);
   if (flags.json) process.stdout.write(`${JSON.stringify(outcome.report, null, 2)}\n`);
   else process.stdout.write(formatReportText(outcome));
-  if (outcome.startError) process.stderr.write(`pipescope: ${outcome.startError}\n`);
+  // The text report says it already ("could not start: …"); with --json, stdout holds only
+  // the report, so the reason goes to stderr once.
+  if (outcome.startError && flags.json) process.stderr.write(`pipescope: ${outcome.startError}\n`);
   return outcome.exitCode;
 }
 
@@ -179,7 +184,11 @@ export function buildProgram(): Command {
       intArg('--consumer-delay-ms'),
       0,
     )
-    .option('--trace <file>', 'record a trace (JSON Lines)')
+    .option('--trace <file>', 'record a trace (JSON Lines, redacted)')
+    .option(
+      '--no-redact',
+      'with --trace: record exactly, secrets included (a local trace that must replay exactly; unsafe to share)',
+    )
     .option('--json', 'print exactly one JSON report on stdout')
     .option(
       '--demo <id>',
@@ -199,11 +208,12 @@ export function buildProgram(): Command {
   const demo = program.command('demo').description('the catalog of misbehaving demo servers');
   demo
     .command('list')
-    .description('list the demo servers, what each shows and its knobs')
-    .option('--json', 'print the catalog as JSON')
-    .action((flags: { json?: boolean }) => {
+    .description('list the demo servers: what each shows, its knobs and the steps to show it')
+    .argument('[ids...]', 'only these demos')
+    .option('--json', 'print the catalog as JSON (steps, knobs, lesson, expectations)')
+    .action((ids: string[], flags: { json?: boolean }) => {
       process.stdout.write(
-        flags.json ? `${JSON.stringify(demoListJson(), null, 2)}\n` : formatDemoList(),
+        flags.json ? `${JSON.stringify(demoListJson(ids), null, 2)}\n` : formatDemoList(ids),
       );
     });
 

@@ -44,14 +44,18 @@ function action<A extends unknown[]>(fn: (...a: A) => Promise<number>): (...a: A
 }
 
 /** `probe --trace <file>`: attach a recorder to the probe's session, finish it after. */
-export function probeTrace(path: string): {
+export function probeTrace(
+  path: string,
+  redact = true,
+): {
   attach(session: Session): void;
   finish(startError: string | null): Promise<void>;
 } {
   let recorder: TraceRecorder | null = null;
   return {
     attach: (session) => {
-      recorder = TraceRecorder.start(session, { path, onError: errorLine });
+      recorder = TraceRecorder.start(session, { path, redact, onError: errorLine });
+      if (!redact) errorLine(`recording ${path} WITHOUT redaction: secrets stay in the file`);
     },
     finish: async (startError) => {
       await recorder?.finish({ startError });
@@ -177,7 +181,8 @@ function waitForStop(session: Session): { wait: Promise<string>; dispose(): void
 function printReport(outcome: ProbeOutcome, json: boolean | undefined): void {
   if (json) process.stdout.write(`${JSON.stringify(outcome.report, null, 2)}\n`);
   else process.stdout.write(formatReportText(outcome));
-  if (outcome.startError) errorLine(outcome.startError);
+  // The text report says it already; with --json, stderr says it once.
+  if (outcome.startError && json) errorLine(outcome.startError);
 }
 
 function skippedWords(reader: TraceReader): string {

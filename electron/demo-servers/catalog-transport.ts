@@ -333,6 +333,7 @@ export const TRANSPORT_DEMOS: readonly DemoScenario[] = [
       'Call flood: frames per second jump, stdout bytes climb steadily.',
       'Set a consumer delay of 2 ms: the dispatcher queue grows and its wait time climbs.',
       'Call flood {kind: "progress"} to see the progress renderer rate-limit.',
+      'Call flood {count: 6000, mark: "needle", markAt: 5000}, then type needle in the frames filter with "in payloads" checked: the host finds it in the 5,000th notification.',
     ],
     probe: {
       call: 'flood',

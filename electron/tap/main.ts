@@ -1,5 +1,5 @@
 /**
- * `pipescope tap [--name N] [--host LABEL] [--trace FILE] [--no-publish] -- <command> [args...]`:
+ * `pipescope tap [--name N] [--host LABEL] [--trace FILE [--no-redact]] [--no-publish] -- <command> [args...]`:
  * the line a user puts in a host's config in place of a server's command (DESIGN.md "Tap,
  * attach and check"). bin/pipescope.js comes here directly, before the rest of the CLI loads:
  * the host starts every server through the tap, so its start-up is the server's.
@@ -71,13 +71,15 @@ export interface TapArgs {
   name: string | null;
   host: string | null;
   trace: string | null;
+  /** `--no-redact`: the `--trace` file keeps every byte, secrets included. */
+  redact: boolean;
   publish: boolean;
   command: string;
   args: string[];
 }
 
 const USAGE =
-  'usage: pipescope tap [--name N] [--host LABEL] [--trace FILE] [--no-publish] -- <command> [args...]';
+  'usage: pipescope tap [--name N] [--host LABEL] [--trace FILE [--no-redact]] [--no-publish] -- <command> [args...]';
 
 /** The tap's own flags, parsed by hand (commander is not loaded on this path). */
 export function parseTapArgs(argv: string[]): TapArgs | string {
@@ -85,6 +87,7 @@ export function parseTapArgs(argv: string[]): TapArgs | string {
     name: null,
     host: null,
     trace: null,
+    redact: true,
     publish: true,
     command: '',
     args: [],
@@ -94,6 +97,7 @@ export function parseTapArgs(argv: string[]): TapArgs | string {
     const a = argv[i] as string;
     if (a === '--') break;
     if (a === '--no-publish') out.publish = false;
+    else if (a === '--no-redact') out.redact = false;
     else if (a === '--name' || a === '--host' || a === '--trace') {
       const v = argv[++i];
       if (v === undefined) return `${a} needs a value\n${USAGE}`;
@@ -101,6 +105,7 @@ export function parseTapArgs(argv: string[]): TapArgs | string {
     } else if (!a.startsWith('-')) return `the server's command goes after --\n${USAGE}`;
     else return `unknown option ${a}\n${USAGE}`;
   }
+  if (!out.redact && out.trace === null) return `--no-redact needs --trace\n${USAGE}`;
   const rest = argv.slice(i + 1);
   if (i >= argv.length || rest.length === 0) return `the server's command goes after --\n${USAGE}`;
   out.command = rest[0] as string;
@@ -180,6 +185,7 @@ function startObserver(
     host: { label: a.host, pid: process.ppid, command: parentCommand() },
     tapPid: process.pid,
     tracePath: a.trace,
+    redact: a.redact,
     publish: a.publish,
     relay: relayKind,
     startedAtEpochMs,

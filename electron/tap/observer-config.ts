@@ -9,6 +9,8 @@ export interface ObserverConfig {
   host: { label: string | null; pid: number; command: string | null };
   tapPid: number;
   tracePath: string | null;
+  /** false: the `--trace` file is recorded without redaction (the flight recorder still is). */
+  redact: boolean;
   publish: boolean;
   /** Which relay moves the bytes (TapInfo.relay). */
   relay: { kind: 'native' | 'node'; reason: string | null };

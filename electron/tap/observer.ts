@@ -101,6 +101,7 @@ const flight = new FlightRecorder(session, {
 const trace = cfg.tracePath
   ? TraceRecorder.start(session, {
       path: recordingPath(cfg.tracePath, traceDir),
+      redact: cfg.redact,
       onError: (message) => say(message),
     })
   : null;

@@ -4,9 +4,10 @@
  * The tap keeps a SessionManager of its own with its one session adopted, so the app gets the
  * very events (sessions, snapshots, notices) it would make for a session of its own, and a new
  * connection gets the whole state first. The app's calls come back here and only these pass:
- * a frame's page, an export, a cancellation (written between two of the host's lines and marked
- * as sent by Pipescope), the flight recorder's dump, and a replay of a host request against a
- * fresh server process (started here, with the host's environment, and published beside it).
+ * a frame's page or a payload search, an export, a cancellation (written between two of the
+ * host's lines and marked as sent by Pipescope), the flight recorder's dump, and a replay of a
+ * host request against a fresh server process (started here, with the host's environment, and
+ * published beside it).
  * Anything that would change the host's session (stop, reader mode, limits) is refused.
  *
  * Owns: the SessionManager, the socket, the retry timer. Fed by: the session, the app's calls.
@@ -43,7 +44,13 @@ const LEARN_MAX_TOOLS = 1000;
 /** Past this much unsent, events are skipped; the whole state is sent again once it drains. */
 const MAX_BACKLOG_BYTES = 8 * 1024 * 1024;
 /** What the app may do with the host's session, and with a replay this tap started. */
-const ON_TAPPED = new Set(['frame:page', 'trace:export', 'request:cancel']);
+const ON_TAPPED = new Set([
+  'frame:page',
+  'frame:search',
+  'frame:find',
+  'trace:export',
+  'request:cancel',
+]);
 const ON_REPLAY = new Set([
   ...ON_TAPPED,
   'request:replay',

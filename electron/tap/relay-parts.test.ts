@@ -220,11 +220,16 @@ describe("the tap's flags", () => {
       name: 'fs',
       host: null,
       trace: null,
+      redact: true,
       publish: false,
       command: 'npx',
       args: ['-y', 'srv', '--name'],
     });
     expect(parseTapArgs(['--', 'cat'])).toMatchObject({ command: 'cat', args: [] });
+    expect(parseTapArgs(['--trace', 't.jsonl', '--no-redact', '--', 'cat'])).toMatchObject({
+      trace: 't.jsonl',
+      redact: false,
+    });
   });
 
   it('refuses what it does not know, and a missing command', () => {
@@ -232,6 +237,7 @@ describe("the tap's flags", () => {
     expect(parseTapArgs(['--name'])).toMatch(/--name needs a value/);
     expect(parseTapArgs(['cat'])).toMatch(/after --/);
     expect(parseTapArgs(['--'])).toMatch(/after --/);
+    expect(parseTapArgs(['--no-redact', '--', 'cat'])).toMatch(/--no-redact needs --trace/);
   });
 });
 

@@ -111,6 +111,13 @@ export function mergeRequests(
   return { requests: next, dropped };
 }
 
+/** A finding's figures (peaks move while its condition holds). */
+function sameFigures(a: LiveFinding['figures'], b: LiveFinding['figures']): boolean {
+  if (a === b) return true;
+  if (a === undefined || b === undefined || a.length !== b.length) return false;
+  return a.every((x, i) => x.value === b[i].value && x.t === b[i].t && x.label === b[i].label);
+}
+
 /** Findings arrive in full every snapshot; keep the old array when nothing changed. */
 export function sameFindings(a: readonly LiveFinding[], b: readonly LiveFinding[]): boolean {
   if (a.length !== b.length) return false;
@@ -124,7 +131,10 @@ export function sameFindings(a: readonly LiveFinding[], b: readonly LiveFinding[
       x.message !== y.message ||
       x.requestId !== y.requestId ||
       x.evidence?.pid !== y.evidence?.pid ||
-      x.evidence?.ms !== y.evidence?.ms
+      x.evidence?.ms !== y.evidence?.ms ||
+      x.active !== y.active ||
+      x.resolvedAt !== y.resolvedAt ||
+      !sameFigures(x.figures, y.figures)
     ) {
       return false;
     }

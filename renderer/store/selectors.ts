@@ -2,7 +2,14 @@
  * Derived views of the store, pure. Functions over whole collections are memoized on the input
  * reference, so a component re-rendering at 20 Hz does not re-sort an unchanged table.
  */
-import type { FindingCode, FindingLevel, LiveFinding } from '../../shared/findings';
+import {
+  type FindingCode,
+  type FindingFigure,
+  type FindingLevel,
+  type FindingState,
+  findingState,
+  type LiveFinding,
+} from '../../shared/findings';
 import type { FindingEvidence } from '../../shared/process';
 import type { JsonRpcId, RequestRecord } from '../../shared/requests';
 import type { SessionData } from './types';
@@ -107,7 +114,8 @@ function clamp(n: number, lo: number, hi: number): number {
   return Math.min(hi, Math.max(lo, n));
 }
 
-/** Findings grouped by code, errors first, then by first appearance. */
+/** Findings grouped by code: conditions that hold now first, then by level and first
+ *  appearance. */
 export interface FindingGroup {
   code: FindingCode;
   level: FindingLevel;
@@ -117,9 +125,24 @@ export interface FindingGroup {
   messages: string[];
   /** What the latest finding of the code that has evidence rests on (null: none has). */
   evidence: FindingEvidence | null;
+  /** Active while any of the code's conditions holds; resolved once all ended; else events. */
+  state: FindingState;
+  /** The latest episode of a condition: when it began, and when (and why) it ended. */
+  since: number | null;
+  resolvedAt: number | null;
+  resolvedBy: LiveFinding['resolvedBy'] | null;
+  /** The figures of the code's latest finding that has some. */
+  figures: FindingFigure[];
 }
 
 const LEVEL_ORDER: Record<FindingLevel, number> = { error: 0, warn: 1, info: 2 };
+const STATE_ORDER: Record<FindingState, number> = { active: 0, event: 1, resolved: 1 };
+
+function stateOfGroup(a: FindingState, b: FindingState): FindingState {
+  if (a === 'active' || b === 'active') return 'active';
+  if (a === 'resolved' || b === 'resolved') return 'resolved';
+  return 'event';
+}
 
 export function groupFindings(findings: readonly LiveFinding[]): FindingGroup[] {
   const groups = new Map<FindingCode, FindingGroup>();
@@ -134,17 +157,32 @@ export function groupFindings(findings: readonly LiveFinding[]): FindingGroup[] 
         lastAt: f.lastAt,
         messages: [f.message],
         evidence: f.evidence ?? null,
+        state: findingState(f),
+        since: f.since ?? null,
+        resolvedAt: f.resolvedAt ?? null,
+        resolvedBy: f.resolvedBy ?? null,
+        figures: f.figures ?? [],
       });
     } else {
       g.count += f.count;
       g.firstAt = Math.min(g.firstAt, f.firstAt);
       if (f.evidence && f.lastAt >= g.lastAt) g.evidence = f.evidence;
+      if (f.figures && f.lastAt >= g.lastAt) g.figures = f.figures;
       g.lastAt = Math.max(g.lastAt, f.lastAt);
+      g.state = stateOfGroup(g.state, findingState(f));
+      if (f.since !== undefined) g.since = Math.max(g.since ?? f.since, f.since);
+      if (f.resolvedAt !== undefined && (g.resolvedAt ?? -1) <= f.resolvedAt) {
+        g.resolvedAt = f.resolvedAt;
+        g.resolvedBy = f.resolvedBy ?? null;
+      }
       if (g.messages.length < 5) g.messages.push(f.message);
     }
   }
   return [...groups.values()].sort(
-    (a, b) => LEVEL_ORDER[a.level] - LEVEL_ORDER[b.level] || a.firstAt - b.firstAt,
+    (a, b) =>
+      STATE_ORDER[a.state] - STATE_ORDER[b.state] ||
+      LEVEL_ORDER[a.level] - LEVEL_ORDER[b.level] ||
+      a.firstAt - b.firstAt,
   );
 }
 

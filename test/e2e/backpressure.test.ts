@@ -1,7 +1,8 @@
 /**
  * The oversized-result demo in the real browser: a paused reader blocks the server in write()
- * (server-write-blocked, process alive, stdout frozen), draining completes the 8 MiB response.
- * Also the `p` shortcut that toggles the reader.
+ * (server-write-blocked, active, process alive, stdout frozen), draining completes the 8 MiB
+ * response and resolves the finding (when, after how long). Also the `p` shortcut that toggles
+ * the reader.
  */
 import { describe, expect, it } from 'vitest';
 import { stillRunning } from '../fixtures/processes.js';
@@ -38,7 +39,12 @@ describe.runIf(chromiumAvailable())('backpressure: oversized-result', () => {
 
     // The engine raises the finding only after the reader has been idle past its budget (1 s)
     // with a response owed: the finding itself is the first half of the observation window.
-    await page.getByTestId('finding-server-write-blocked').waitFor({ timeout: SOON });
+    const finding = page.getByTestId('finding-server-write-blocked');
+    await finding.waitFor({ timeout: SOON });
+    // An episode: it holds now, and says since when.
+    expect(await finding.getAttribute('data-state')).toBe('active');
+    expect(await finding.getByTestId('finding-state').textContent()).toBe('active');
+    expect(await finding.getByTestId('finding-episode').textContent()).toMatch(/^active since /);
     expect(await processCounter.getAttribute('data-value')).toBe('running');
     await expect.poll(() => processCounter.textContent()).toBe('alive');
     // And the OS agrees: the pid the dashboard shows is a live process, not a zombie.
@@ -68,6 +74,16 @@ describe.runIf(chromiumAvailable())('backpressure: oversized-result', () => {
       timeout: SOON,
     });
     await waitForStatus(page, id, 'completed', 30_000);
+    // The reader resumed and the answer came: the condition ended, the finding stays as
+    // history, resolved, with when and after how long (the issue: it stayed an active ERROR).
+    await page
+      .locator('[data-testid="finding-server-write-blocked"][data-state="resolved"]')
+      .waitFor({ timeout: SOON });
+    expect(await finding.getByTestId('finding-state').textContent()).toBe('resolved');
+    expect(await finding.getByTestId('finding-episode').textContent()).toMatch(
+      /^resolved at \d+\.\d{3} s, after \d/,
+    );
+    expect(await page.getByTestId('findings-count').getAttribute('data-active')).toBe('0');
     await expect.poll(() => counter(page, 'largest-frame')).toBeGreaterThan(8 * MiB);
     expect(await counter(page, 'stdout')).toBeGreaterThan(stdoutAtFinding + 8 * MiB);
     expect(await counter(page, 'frames')).toBeGreaterThan(framesBefore);

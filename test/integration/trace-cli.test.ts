@@ -73,6 +73,16 @@ describe('probe --trace → report', () => {
     expect(r.stderr).toMatch(/command not found \(ENOENT\)/);
   });
 
+  it('a missing command is said once, in the text report or on stderr with --json', async () => {
+    const text = await runCli(['probe', '--', '/no/such/command']);
+    expect(text.code).toBe(2);
+    const both = text.stdout + text.stderr;
+    expect(both.match(/command not found \(ENOENT\)/g)).toHaveLength(1);
+    const json = await runCli(['probe', '--json', '--', '/no/such/command']);
+    expect(json.stderr.match(/command not found \(ENOENT\)/g)).toHaveLength(1);
+    expect(JSON.parse(json.stdout)).toHaveProperty('findings');
+  });
+
   it('a trace cut mid-file (a crash) still reports', async () => {
     const file = path.join(tmp, 'cut.jsonl');
     await runCli(['probe', '--demo', 'healthy', '--trace', file]);

@@ -35,6 +35,9 @@ const ENV_VALUE = 'CANARY_ENV_7f3a9c';
 const ARG_TOKEN = 'CANARY_ARG_TOKEN_51d2';
 const ARG_KEY = 'CANARY_ARG_KEY_88e1';
 const HEADER_TOKEN = 'CANARY_HDR_c0ffee';
+/** A GitHub token's shape: the key-format rule must find it with no name beside it. */
+const KEY_FORMAT = `ghp_${'CANARY'}${'k'.repeat(30)}`;
+const ORDINARY = 'hello secret=abc, password: hunter2, the bearer of news';
 
 /**
  * Says every secret it knows on stderr and echoes tool-call arguments plus the web token. Its
@@ -77,6 +80,10 @@ describe('redaction canaries', () => {
       headers: { Authorization: 'Bearer CANARY_FRAME_AUTH_9d' },
       url: 'https://api.example/x?token=CANARY_QUERY_4e',
       note: `the setting is ${ENV_VALUE}`,
+      // A key in a well-known format, inside ordinary text.
+      text: `use ${KEY_FORMAT} please`,
+      // Ordinary payload text that only names a secret: kept as it was (issue 22).
+      plain: ORDINARY,
     });
     await withTimeout(call.done, 5000, 'tools/call');
     // The canaries really went through the session (else the grep below proves nothing).
@@ -90,8 +97,33 @@ describe('redaction canaries', () => {
     const text = readFileSync(file, 'utf8');
     expect(text).toContain('Authorization');
     expect(text.match(/CANARY[\w]*/g)).toBeNull();
+    // Ordinary text went through untouched, in the request and in the echoed answer.
+    expect(text.split(ORDINARY).length - 1).toBeGreaterThanOrEqual(2);
     const header = JSON.parse(text.slice(0, text.indexOf('\n'))) as TraceHeader;
     expect(header.redacted).toBe(true);
+    // The header says what was redacted and why, per rule, with the final counts.
+    expect(header.redaction?.final).toBe(true);
+    const count = (rule: string) => header.redaction?.rules.find((r) => r.rule === rule)?.count;
+    expect(count('env-value')).toBeGreaterThanOrEqual(3); // 2 in the header, 1+ on stderr
+    expect(count('key-format')).toBeGreaterThanOrEqual(2); // the request and its echo
+    expect(count('auth-header')).toBeGreaterThanOrEqual(2);
+    expect(count('app-token')).toBeGreaterThanOrEqual(2);
+    expect(count('secret-assignment')).toBe(0);
+    expect(header.redaction?.rules.find((r) => r.rule === 'key-format')?.why).toMatch(/ghp_/);
+    // The request frame that carried secrets says so; its ordinary neighbour is kept exactly.
+    const frames = text
+      .split('\n')
+      .slice(1)
+      .filter(Boolean)
+      .map((l) => JSON.parse(l) as { type: string; dir?: string; redacted?: true; text?: string });
+    const callFrame = frames.find(
+      (e) => e.type === 'frame' && e.dir === 'out' && e.text?.includes('tools/call'),
+    );
+    expect(callFrame?.redacted).toBe(true);
+    const list = frames.find(
+      (e) => e.type === 'frame' && e.dir === 'out' && e.text?.includes('tools/list'),
+    );
+    expect(list?.redacted).toBeUndefined();
     expect(header.server.env).toEqual({ MY_SETTING: '***', HDR: '***' });
     expect(header.server.args.slice(-3)).toEqual(['--token=***', '--api-key', '***']);
 

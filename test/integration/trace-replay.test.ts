@@ -4,7 +4,7 @@
  * fixed server (`slow-producer`, same tool) shows the cancellation re-aimed and honoured now;
  * responses recorded without text (budget) are compared by sha-256.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -106,5 +106,48 @@ describe('replay', () => {
       'fast',
     ]);
     expect(changed.result.requests.map((q) => q.response)).toEqual(['same', 'changed', 'same']);
+  });
+
+  it('a trace recorded mid-session (its ids renumbered) does not wait out the timeout', async () => {
+    const trace = path.join(tmp, 'mid-session.jsonl');
+    const session = startSession(demoCommand('healthy'));
+    await withTimeout(session.whenStarted(), 5000, 'start');
+    await withTimeout(initialize(session, 5000), 5000, 'initialize');
+    await withTimeout(listTools(session, 5000), 5000, 'tools/list');
+    // Record turned on now (the app's toggle): the trace holds one call, id 3, no handshake.
+    const recorder = TraceRecorder.start(session, { path: trace });
+    await withTimeout(callTool(session, 'echo', { text: 'hi' }).done, 5000, 'echo');
+    await session.stop();
+    await recorder.finish();
+    const started = Date.now();
+    const { result } = await replay(trace, argv('healthy'), [
+      '--timing',
+      'fast',
+      '--timeout-ms',
+      '10000',
+    ]);
+    const ms = Date.now() - started;
+    const call = result.requests.find((q) => q.method === 'tools/call');
+    expect(call).toMatchObject({ oldId: 3, statusNow: 'completed', response: 'same' });
+    expect(call?.newId).not.toBe(3);
+    // It waited 10 s (the timeout) for an answer it had, looked up under the old id.
+    expect(ms).toBeLessThan(7000);
+  });
+
+  it('ordinary text that names a secret is recorded as is: replayed exactly, no redaction note', async () => {
+    const trace = path.join(tmp, 'ordinary.jsonl');
+    const session = startSession(demoCommand('healthy'));
+    const recorder = TraceRecorder.start(session, { path: trace });
+    await withTimeout(session.whenStarted(), 5000, 'start');
+    await withTimeout(initialize(session, 5000), 5000, 'initialize');
+    await withTimeout(listTools(session, 5000), 5000, 'tools/list');
+    await withTimeout(callTool(session, 'echo', { text: 'hello secret=abc' }).done, 5000, 'echo');
+    await session.stop();
+    await recorder.finish();
+    expect(readFileSync(trace, 'utf8')).toContain('hello secret=abc');
+    const { code, result } = await replay(trace, argv('healthy'), ['--timing', 'fast']);
+    expect(result.notes.filter((n) => /redact/.test(n))).toEqual([]);
+    expect(result.requests.map((q) => q.response)).toEqual(['same', 'same', 'same']);
+    expect(code).toBe(0);
   });
 });

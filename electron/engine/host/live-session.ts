@@ -13,7 +13,7 @@
  * byte: snapshots then carry resting metrics (rates 0, the last byte's age counting), one a
  * second, and who ended it (info.end: the server, a person, Pipescope).
  */
-import type { FramePage } from '../../../shared/frames.js';
+import type { FrameFindPage, FramePage, FrameSearchPage } from '../../../shared/frames.js';
 import type { ChannelPayload } from '../../../shared/host-api.js';
 import { DisposableStore, listen, toDisposable } from '../../../shared/lifecycle.js';
 import type { ProcessAvailability } from '../../../shared/process.js';
@@ -29,6 +29,13 @@ import {
   type SessionSnapshot,
 } from '../../../shared/session-info.js';
 import type { ExportFormat, TraceExport } from '../../../shared/trace-api.js';
+import {
+  findInFrame,
+  type Needle,
+  type SearchOptions,
+  searchFrames,
+  storeSource,
+} from '../session/frame-search.js';
 import type { Session } from '../session/session.js';
 import type { SessionEvents } from '../session/types.js';
 import { processAvailabilityOf } from '../trace/process-event.js';
@@ -220,6 +227,21 @@ export class LiveSession implements HostedSession {
     });
   }
 
+  async searchFrames(o: SearchOptions): Promise<Result<FrameSearchPage>> {
+    return ok(await searchFrames(storeSource(this.session.frames), o));
+  }
+
+  async findInFrame(
+    seq: number,
+    n: Needle,
+    from: number,
+    maxHits: number,
+  ): Promise<Result<FrameFindPage>> {
+    const data = this.session.frames.bytes(seq);
+    if (!data) return err('ENOFRAME', `frame ${seq} is not held (evicted or unknown)`);
+    return ok({ seq, totalBytes: data.length, ...findInFrame(data, n, from, maxHits) });
+  }
+
   exportTrace(format: ExportFormat): Promise<Result<TraceExport>> {
     const recording = this.info.recording;
     if (!recording)
@@ -232,6 +254,7 @@ export class LiveSession implements HostedSession {
     record: boolean,
     path?: string,
     overwrite = false,
+    redact = true,
   ): Promise<Result<{ path: string | null }>> {
     if (!record) {
       const recorder = this.recorder;
@@ -256,6 +279,7 @@ export class LiveSession implements HostedSession {
         this.events.notice(message);
       },
       overwrite,
+      redact,
     );
     if (!started.ok) {
       this.events.notice(started.error.message);
@@ -263,7 +287,12 @@ export class LiveSession implements HostedSession {
     }
     const recorder = started.value;
     this.recorder = recorder;
-    this.info.recording = { path: recorder.path, bytes: recorder.writtenBytes, active: true };
+    this.info.recording = {
+      path: recorder.path,
+      bytes: recorder.writtenBytes,
+      active: true,
+      ...(redact ? {} : { redacted: false }),
+    };
     this.deltas.touch();
     this.events.changed();
     return ok({ path: recorder.path });
@@ -273,7 +302,12 @@ export class LiveSession implements HostedSession {
     await recorder.finish();
     if (this.recorder === recorder) this.recorder = null;
     if (this.info.recording?.path === recorder.path && !recorder.error)
-      this.info.recording = { path: recorder.path, bytes: recorder.writtenBytes, active: false };
+      this.info.recording = {
+        ...this.info.recording,
+        path: recorder.path,
+        bytes: recorder.writtenBytes,
+        active: false,
+      };
     this.deltas.touch();
     this.events.changed();
   }

@@ -45,6 +45,7 @@ export function startRecording(
   file: string,
   onError: (message: string) => void,
   overwrite = false,
+  redact = true,
 ): Result<TraceRecorder> {
   if (!overwrite && existsSync(file))
     return err('EEXIST', `trace: ${file} exists already: choose another name, or overwrite it`);
@@ -57,6 +58,7 @@ export function startRecording(
   const recorder = TraceRecorder.start(session, {
     path: file,
     overwrite,
+    redact,
     onError: (message) => {
       if (started) onError(message);
     },

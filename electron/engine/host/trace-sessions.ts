@@ -7,7 +7,7 @@
  * session list).
  */
 import path from 'node:path';
-import type { FramePage } from '../../../shared/frames.js';
+import type { FrameFindPage, FramePage, FrameSearchPage } from '../../../shared/frames.js';
 import type { HostEvent } from '../../../shared/host-api.js';
 import { err, ok, type Result } from '../../../shared/result.js';
 import type { SessionInfo, SessionSnapshot } from '../../../shared/session-info.js';
@@ -18,6 +18,12 @@ import type {
   TraceSeekResult,
   TraceUploadAck,
 } from '../../../shared/trace-api.js';
+import {
+  findInFrame,
+  type Needle,
+  type SearchOptions,
+  searchFrames,
+} from '../session/frame-search.js';
 import { TraceReadError, TraceReader } from '../trace/reader.js';
 import { replayTrace } from '../trace/replay-diff.js';
 import { TraceSession } from '../trace/trace-session.js';
@@ -53,6 +59,21 @@ class OpenTrace implements HostedSession {
   async framePage(seq: number, offset: number, length: number): Promise<Result<FramePage>> {
     const page = await this.session.framePage(seq, offset, length);
     return typeof page === 'string' ? err('ENOFRAME', page) : ok(page);
+  }
+
+  async searchFrames(o: SearchOptions): Promise<Result<FrameSearchPage>> {
+    return ok(await searchFrames(this.session.searchSource(), o));
+  }
+
+  async findInFrame(
+    seq: number,
+    n: Needle,
+    from: number,
+    maxHits: number,
+  ): Promise<Result<FrameFindPage>> {
+    const data = await this.session.frameBytes(seq);
+    if (typeof data === 'string') return err('ENOFRAME', data);
+    return ok({ seq, totalBytes: data.length, ...findInFrame(data, n, from, maxHits) });
   }
 
   async exportTrace(format: ExportFormat): Promise<Result<TraceExport>> {

@@ -6,6 +6,11 @@
  * Session's router) for each frame, and `credit`, which returns credits to the worker as frames
  * are consumed. The queue is bounded by the worker's credit limit: it can never hold more than
  * the worker was allowed to post.
+ *
+ * Measures the **queue wait**: how long a complete message waited between its arrival (its
+ * last byte read by the worker, so time in the worker's spill counts) and the consumer taking
+ * it. That is what a host's agent feels; the reader's wait for credits (the report's
+ * dispatcher wait) only grows once the worker's spill is full as well.
  */
 import type { Frame } from '../transport/transport.js';
 
@@ -13,6 +18,8 @@ export interface DispatcherOptions {
   consume(frame: Frame): void;
   credit(frames: number, bytes: number): void;
   delayMs: number;
+  /** The session clock (frames carry their arrival time on it). */
+  now?(): number;
   onError?(e: unknown): void;
 }
 
@@ -25,6 +32,8 @@ export class Dispatcher {
   maxDepth = 0;
   consumed = 0;
   consumeErrors = 0;
+  /** Longest queue wait of a message taken so far (ms). */
+  longestWaitMs = 0;
 
   constructor(private readonly opts: DispatcherOptions) {
     this.delayMs = opts.delayMs;
@@ -37,6 +46,15 @@ export class Dispatcher {
   /** Arrival time (session clock) of the oldest frame still waiting, or null when empty. */
   oldestArrival(): number | null {
     return this.depth > 0 ? this.queue[this.qHead].t : null;
+  }
+
+  /** The queue wait at `now`: the oldest message's, and the longest a message waited. */
+  waits(now: number): { queueWaitMs: number; queueLongestWaitMs: number } {
+    const oldest = this.oldestArrival();
+    return {
+      queueWaitMs: oldest === null ? 0 : Math.max(0, now - oldest),
+      queueLongestWaitMs: this.longestWaitMs,
+    };
   }
 
   /** Whether a response with this id waits in the queue (the host has not taken it yet). */
@@ -65,10 +83,19 @@ export class Dispatcher {
     else this.schedule();
   }
 
+  /** Notes the wait of the message about to be taken (the oldest queued). */
+  private noteWait(): void {
+    if (this.opts.now === undefined || this.depth === 0) return;
+    const waited = this.opts.now() - this.queue[this.qHead].t;
+    if (waited > this.longestWaitMs) this.longestWaitMs = waited;
+  }
+
   /** Consumes everything queued now and returns the credits in one message. */
   private drainNow(): void {
     let frames = 0;
     let bytes = 0;
+    // Frames queue in arrival order: the first one waited longest (one clock read a drain).
+    this.noteWait();
     while (this.depth > 0 && !this.stopped) {
       const f = this.take();
       frames += 1;
@@ -110,6 +137,7 @@ export class Dispatcher {
     this.timer = setTimeout(() => {
       this.timer = null;
       if (this.stopped || this.depth === 0) return;
+      this.noteWait();
       const f = this.take();
       this.consumeSafely(f);
       this.opts.credit(1, f.bytes);

@@ -231,16 +231,21 @@ describe('FindingsEngine: active findings', () => {
 
   it('setActive notifies only on a change, and ignores a code never raised', () => {
     const h = make();
-    h.engine.setActive('server-busy', false);
+    h.engine.setActive('server-busy', false, 1);
     expect(h.engine.all()).toEqual([]);
     expect(h.seen).toEqual([]);
     h.engine.opening('server-busy', () => h.engine.raise('server-busy', 'busy', 5));
-    h.engine.setActive('server-busy', true);
+    h.engine.setActive('server-busy', true, 6);
     expect(h.seen).toHaveLength(1);
-    h.engine.setActive('server-busy', false);
-    h.engine.setActive('server-busy', false);
+    h.engine.setActive('server-busy', false, 9);
+    h.engine.setActive('server-busy', false, 10);
     expect(h.seen).toHaveLength(2);
-    expect(h.find('server-busy')?.active).toBe(false);
+    expect(h.find('server-busy')).toMatchObject({
+      active: false,
+      since: 5,
+      resolvedAt: 9,
+      resolvedBy: 'condition',
+    });
   });
 });
 

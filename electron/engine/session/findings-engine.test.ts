@@ -156,7 +156,9 @@ describe('FindingsEngine: host-queue-stalled', () => {
   it('raises on the age of the oldest queued message', () => {
     const h = make();
     h.engine.evaluate(tick({ queueOldestAgeMs: 800, dispatcherDepth: 3 }));
-    expect(find(h, 'host-queue-stalled')?.message).toMatch(/oldest queued message waited 800 ms/);
+    expect(find(h, 'host-queue-stalled')?.message).toMatch(
+      /queue wait over 500 ms\): when raised, the oldest queued message had waited 800 ms/,
+    );
   });
 
   it('raises on queue depth over budget', () => {
@@ -171,6 +173,69 @@ describe('FindingsEngine: host-queue-stalled', () => {
     const h = make();
     for (let t = 0; t < 10; t++) h.engine.evaluate(tick({ t, dispatcherLongestWaitMs: 900 }));
     expect(find(h, 'host-queue-stalled')?.count).toBe(1);
+  });
+});
+
+describe('FindingsEngine: episodes and figures', () => {
+  it('a condition is raised active, then resolved when it stops holding, with when and why', () => {
+    const h = make();
+    const paused = { readingStdout: false, notReadingSince: 0, responsesOwed: 1 };
+    h.engine.evaluate(tick({ t: 2_000, ...paused }));
+    expect(find(h, 'server-write-blocked')).toMatchObject({ active: true, since: 2_000 });
+    expect(find(h, 'server-write-blocked')).not.toHaveProperty('resolvedAt');
+    h.engine.evaluate(tick({ t: 2_100, ...paused }));
+    // The reader resumed and the answer came: nothing owed, reading again.
+    h.engine.evaluate(tick({ t: 5_400, responsesOwed: 0 }));
+    expect(find(h, 'server-write-blocked')).toMatchObject({
+      active: false,
+      since: 2_000,
+      resolvedAt: 5_400,
+      resolvedBy: 'condition',
+      count: 1,
+    });
+    // Notified twice: raised, then resolved (not on every tick in between).
+    expect(h.seen.map((x) => x.code)).toEqual(['server-write-blocked', 'server-write-blocked']);
+    // A second episode opens it again: active, a new since, no resolvedAt.
+    h.engine.evaluate(tick({ t: 9_000, ...paused, notReadingSince: 7_000 }));
+    expect(find(h, 'server-write-blocked')).toMatchObject({ active: true, since: 9_000, count: 2 });
+    expect(find(h, 'server-write-blocked')).not.toHaveProperty('resolvedAt');
+  });
+
+  it('figures say when they were taken: the depth when raised, and the peak while it held', () => {
+    const h = make();
+    h.engine.evaluate(tick({ t: 1_000, dispatcherDepth: 13_641, queueOldestAgeMs: 247 }));
+    const raisedFigures = find(h, 'host-queue-stalled')?.figures;
+    h.engine.evaluate(tick({ t: 2_000, dispatcherDepth: 40_787, queueOldestAgeMs: 900 }));
+    h.engine.evaluate(tick({ t: 3_000, dispatcherDepth: 20_000, queueOldestAgeMs: 100 }));
+    const f = find(h, 'host-queue-stalled');
+    const fig = (label: string, at: 'raised' | 'peak') =>
+      f?.figures?.find((x) => x.label === label && x.at === at);
+    expect(fig('queue depth', 'raised')).toMatchObject({ value: 13_641, t: 1_000 });
+    expect(fig('queue depth', 'peak')).toMatchObject({ value: 40_787, t: 2_000 });
+    expect(fig('queue wait', 'peak')).toMatchObject({ value: 900, t: 2_000 });
+    expect(f?.message).toMatch(/when raised, .*queue depth 13,641/);
+    // A copy handed out before (a snapshot) kept its values: figures are replaced, not mutated.
+    expect(raisedFigures?.find((x) => x.at === 'peak' && x.label === 'queue depth')?.value).toBe(
+      13_641,
+    );
+    // Peaks move silently: one notification (the raise) for three ticks.
+    expect(h.seen).toHaveLength(1);
+    h.engine.evaluate(tick({ t: 4_000, dispatcherDepth: 0 }));
+    expect(find(h, 'host-queue-stalled')).toMatchObject({ active: false, resolvedAt: 4_000 });
+    expect(fig('queue depth', 'peak')?.value).toBe(40_787);
+  });
+
+  it('the end of the session ends every open episode, and leaves events alone', () => {
+    const h = make();
+    h.engine.evaluate(tick({ t: 3_000, stdinPendingSince: 0 }));
+    h.engine.raise('stdout-pollution', 'banner', 500);
+    h.engine.endEpisodes(5_000);
+    expect(find(h, 'stdin-blocked')).toMatchObject({
+      active: false,
+      resolvedAt: 5_000,
+      resolvedBy: 'session-end',
+    });
+    expect(find(h, 'stdout-pollution')).not.toHaveProperty('active');
   });
 });
 

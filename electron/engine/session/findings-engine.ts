@@ -2,14 +2,19 @@
  * Findings engine: names what the session sees, live, with the stable codes of DESIGN.md.
  *
  * Owns: the session's findings (one per code, or per code and request), each with first/last
- * time and a count of episodes. Fed by: the Session's events (`raise`) and its periodic tick
- * (`evaluate`, for the rules that depend on time: write-blocked, queue-stalled, stdin-blocked).
- * Listens: `onFinding`, called when a finding is new or recurs.
+ * time and a count of episodes. A condition that holds over time (write-blocked, queue-stalled,
+ * stdin-blocked, the process rules) has episodes: raised active (`since`), then resolved
+ * (`resolvedAt`) when it stops holding or the session ends; its figures say when they were
+ * taken (when raised, the peak while it held). Fed by: the Session's events (`raise`) and its
+ * periodic tick (`evaluate`, for the rules that depend on time). Listens: `onFinding`, called
+ * when a finding is new, recurs, or its episode ends (peaks are updated in place, silently: a
+ * snapshot reads them; a trace gets them with the episode's end).
  */
 import {
   FINDING_LEVELS,
   type Finding,
   type FindingCode,
+  type FindingFigure,
   foldByCode,
   type LiveFinding,
 } from '../../../shared/findings.js';
@@ -19,6 +24,23 @@ import type { TickState } from './tick-state.js';
 
 function ms(n: number): string {
   return `${Math.round(n)} ms`;
+}
+
+function count(n: number): string {
+  return Math.round(n).toLocaleString('en-US');
+}
+
+/** A figure taken when an episode began, and its peak (the same value, to begin with). */
+export function raisedAndPeak(
+  label: string,
+  value: number,
+  unit: FindingFigure['unit'],
+  t: number,
+): FindingFigure[] {
+  return [
+    { label, value, unit, at: 'raised', t },
+    { label, value, unit, at: 'peak', t },
+  ];
 }
 
 export class FindingsEngine {
@@ -39,15 +61,18 @@ export class FindingsEngine {
     t: number,
     requestId?: string | number,
     evidence?: FindingEvidence,
+    figures?: FindingFigure[],
   ): LiveFinding {
     const key = requestId === undefined ? code : `${code}#${String(requestId)}`;
+    const opening = this.openingCode === code;
     const existing = this.findings.get(key);
     if (existing) {
       existing.count += 1;
       existing.lastAt = t;
       existing.message = message;
       if (evidence !== undefined) existing.evidence = evidence;
-      if (this.openingCode === code) existing.active = true;
+      if (opening) this.begin(existing, t);
+      if (figures !== undefined) existing.figures = figures;
       this.onFinding(existing, false);
       return existing;
     }
@@ -60,11 +85,20 @@ export class FindingsEngine {
       count: 1,
       ...(requestId === undefined ? {} : { requestId }),
       ...(evidence === undefined ? {} : { evidence }),
-      ...(this.openingCode === code ? { active: true } : {}),
+      ...(figures === undefined ? {} : { figures }),
     };
+    if (opening) this.begin(f, t);
     this.findings.set(key, f);
     this.onFinding(f, true);
     return f;
+  }
+
+  /** A new episode of `f`'s condition begins at `t`. */
+  private begin(f: LiveFinding, t: number): void {
+    f.active = true;
+    f.since = t;
+    delete f.resolvedAt;
+    delete f.resolvedBy;
   }
 
   /** Counts one more episode of a finding already raised (no request), keeping its message;
@@ -96,9 +130,15 @@ export class FindingsEngine {
   }
 
   /** Raises once per episode of a condition that holds over time. */
-  private episode(rule: string, code: FindingCode, holds: boolean, raise: () => void): void {
+  private episode(
+    rule: string,
+    code: FindingCode,
+    holds: boolean,
+    t: number,
+    raise: () => void,
+  ): void {
     if (!holds) {
-      if (this.active.delete(rule)) this.setActive(code, false);
+      if (this.active.delete(rule)) this.setActive(code, false, t);
       return;
     }
     if (this.active.has(rule)) return;
@@ -118,13 +158,46 @@ export class FindingsEngine {
     }
   }
 
-  /** Whether the condition behind a finding (one without a request) still holds: the process
-   *  panel highlights the evidence of live ones only. */
-  setActive(code: FindingCode, active: boolean): void {
+  /** Whether the condition behind a finding (one without a request) still holds; when it ends
+   *  (at `t`), the episode is resolved. The process panel highlights live evidence only. */
+  setActive(
+    code: FindingCode,
+    active: boolean,
+    t: number,
+    by: 'condition' | 'session-end' = 'condition',
+  ): void {
     const f = this.findings.get(code);
     if (!f || f.active === active) return;
-    f.active = active;
+    if (active) this.begin(f, t);
+    else {
+      f.active = false;
+      f.resolvedAt = Math.max(t, f.since ?? f.lastAt);
+      f.resolvedBy = by;
+    }
     this.onFinding(f, false);
+  }
+
+  /** The session ended: every episode still open ends with it (nothing holds any more). */
+  endEpisodes(t: number): void {
+    this.active.clear();
+    for (const f of this.findings.values())
+      if (f.active === true && f.requestId === undefined)
+        this.setActive(f.code, false, t, 'session-end');
+  }
+
+  /**
+   * A figure of an open episode seen at `value` now: kept when higher than its peak. Silent
+   * (no notification): the host's snapshots read it, a trace gets it when the episode ends.
+   * The array is replaced, never mutated, so a copy handed out earlier stays as it was.
+   */
+  peak(code: FindingCode, label: string, value: number, t: number): void {
+    const f = this.findings.get(code);
+    if (f?.active !== true || f.figures === undefined) return;
+    const i = f.figures.findIndex((x) => x.label === label && x.at === 'peak');
+    if (i === -1 || f.figures[i].value >= value) return;
+    const next = [...f.figures];
+    next[i] = { ...next[i], value, t };
+    f.figures = next;
   }
 
   /** Evidence seen after a finding was raised, while its condition still holds: attached, with
@@ -153,7 +226,7 @@ export class FindingsEngine {
     const tapHostStalled = s.tapped === true && live && !s.readingStdout;
     if (s.tapped) this.hostNotReading(s, tapHostStalled && notReadingFor > b.writeBlockedMs);
     const blocked = !tapHostStalled && (midFrameStall || hostNotReading || pipeFull);
-    this.episode('write-blocked', 'server-write-blocked', blocked, () => {
+    this.episode('write-blocked', 'server-write-blocked', blocked, s.t, () => {
       const why = hostNotReading
         ? `the host has not read stdout for ${ms(notReadingFor)} (reader ${s.readerMode})`
         : midFrameStall
@@ -168,39 +241,86 @@ export class FindingsEngine {
         s.t,
         undefined,
         s.writeProof?.evidence,
+        [
+          ...raisedAndPeak('responses owed', s.responsesOwed, 'count', s.t),
+          ...raisedAndPeak('frame bytes pending', s.pendingBytes, 'bytes', s.t),
+        ],
       );
     });
+    if (blocked) {
+      this.peak('server-write-blocked', 'responses owed', s.responsesOwed, s.t);
+      this.peak('server-write-blocked', 'frame bytes pending', s.pendingBytes, s.t);
+    }
     // The proof may come a sample later than the finding (the server was still writing then).
     if (blocked && s.writeProof)
       this.amend('server-write-blocked', s.writeProof.evidence, s.writeProof.text);
 
-    const stalledWait = s.dispatcherLongestWaitMs > b.dispatcherWaitMs;
-    const oldMessage = s.queueOldestAgeMs > b.dispatcherWaitMs;
-    const deep = s.dispatcherDepth > b.dispatcherDepth;
-    this.episode('queue-stalled', 'host-queue-stalled', stalledWait || oldMessage || deep, () =>
-      this.raise(
-        'host-queue-stalled',
-        `dispatch fell behind: oldest queued message waited ${ms(s.queueOldestAgeMs)}, ` +
-          `reader waited ${ms(s.dispatcherLongestWaitMs)} for credits (budget ` +
-          `${ms(b.dispatcherWaitMs)}), queue depth ${s.dispatcherDepth}`,
-        s.t,
-      ),
-    );
+    this.queueStalled(s);
 
     const stdinWait = s.stdinPendingSince === null ? 0 : s.t - s.stdinPendingSince;
-    this.episode('stdin-blocked', 'stdin-blocked', stdinWait > b.stdinWaitMs, () =>
+    const stdinBlocked = stdinWait > b.stdinWaitMs;
+    this.episode('stdin-blocked', 'stdin-blocked', stdinBlocked, s.t, () =>
       this.raise(
         'stdin-blocked',
         `writes to the server's stdin have waited ${ms(stdinWait)} for the pipe to drain ` +
           `(${s.stdinPendingBytes} bytes pending): the server is not reading its input`,
         s.t,
+        undefined,
+        undefined,
+        [
+          ...raisedAndPeak('stdin wait', stdinWait, 'ms', s.t),
+          ...raisedAndPeak('stdin bytes pending', s.stdinPendingBytes, 'bytes', s.t),
+        ],
       ),
     );
+    if (stdinBlocked) {
+      this.peak('stdin-blocked', 'stdin wait', stdinWait, s.t);
+      this.peak('stdin-blocked', 'stdin bytes pending', s.stdinPendingBytes, s.t);
+    }
+  }
+
+  /**
+   * The host queue fell behind. Three measures, named apart (the counters show the same
+   * three): how long the oldest complete message has waited for the consumer (queue wait),
+   * how many wait (queue depth), and the longest single wait of the worker's reader for
+   * credits (the report's dispatcher wait: the reader stalls only once the spill is full).
+   */
+  private queueStalled(s: TickState): void {
+    const b = this.budgets;
+    const stalledWait = s.dispatcherLongestWaitMs > b.dispatcherWaitMs;
+    const oldMessage = s.queueOldestAgeMs > b.dispatcherWaitMs;
+    const deep = s.dispatcherDepth > b.dispatcherDepth;
+    const holds = stalledWait || oldMessage || deep;
+    this.episode('queue-stalled', 'host-queue-stalled', holds, s.t, () => {
+      const over = [
+        oldMessage ? `queue wait over ${ms(b.dispatcherWaitMs)}` : '',
+        deep ? `depth over ${count(b.dispatcherDepth)}` : '',
+        stalledWait ? `reader stalled over ${ms(b.dispatcherWaitMs)} for credits` : '',
+      ].filter(Boolean);
+      this.raise(
+        'host-queue-stalled',
+        `dispatch fell behind (${over.join(', ')}): when raised, the oldest queued message ` +
+          `had waited ${ms(s.queueOldestAgeMs)}, queue depth ${count(s.dispatcherDepth)}, the ` +
+          `reader's longest wait for credits ${ms(s.dispatcherLongestWaitMs)}`,
+        s.t,
+        undefined,
+        undefined,
+        [
+          ...raisedAndPeak('queue depth', s.dispatcherDepth, 'count', s.t),
+          ...raisedAndPeak('queue wait', s.queueOldestAgeMs, 'ms', s.t),
+          ...raisedAndPeak('reader wait for credits', s.dispatcherLongestWaitMs, 'ms', s.t),
+        ],
+      );
+    });
+    if (!holds) return;
+    this.peak('host-queue-stalled', 'queue depth', s.dispatcherDepth, s.t);
+    this.peak('host-queue-stalled', 'queue wait', s.queueOldestAgeMs, s.t);
+    this.peak('host-queue-stalled', 'reader wait for credits', s.dispatcherLongestWaitMs, s.t);
   }
 
   /** Tapped sessions: the host has not taken what the tap wrote towards it. */
   private hostNotReading(s: TickState, stalled: boolean): void {
-    this.episode('host-not-reading', 'host-not-reading', stalled, () => {
+    this.episode('host-not-reading', 'host-not-reading', stalled, s.t, () => {
       const since = s.notReadingSince === null ? 0 : s.t - s.notReadingSince;
       const owed =
         s.responsesOwed > 0 ? `, ${s.responsesOwed} of its requests answered or owed` : '';
@@ -212,14 +332,18 @@ export class FindingsEngine {
         s.t,
         undefined,
         s.writeProof?.evidence,
+        raisedAndPeak('bytes the host has not taken', s.hostPendingBytes ?? 0, 'bytes', s.t),
       );
     });
-    if (stalled && s.writeProof)
-      this.amend(
-        'host-not-reading',
-        s.writeProof.evidence,
-        `the server waits behind it: ${s.writeProof.text}`,
-      );
+    if (stalled) {
+      this.peak('host-not-reading', 'bytes the host has not taken', s.hostPendingBytes ?? 0, s.t);
+      if (s.writeProof)
+        this.amend(
+          'host-not-reading',
+          s.writeProof.evidence,
+          `the server waits behind it: ${s.writeProof.text}`,
+        );
+    }
   }
 
   all(): LiveFinding[] {

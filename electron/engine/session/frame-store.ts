@@ -273,6 +273,35 @@ export class FrameStore {
     return s?.summary.seq === seq ? s : undefined;
   }
 
+  /** The frame's bytes as held (no copy: a chunked frame stays in its chunks), or null. */
+  bytes(seq: number): FrameBytes | null {
+    const s = this.find(seq);
+    return s === undefined ? null : bytesOf(s);
+  }
+
+  /**
+   * Summaries (and bytes, while held) from `fromSeq` on, oldest first: what a payload search
+   * walks. Lazy: a search that stops early (its time is up) costs nothing for the rest. Use it
+   * within one turn of the event loop (new frames may compact the list in between); a frame
+   * whose bytes were dropped has its preview already.
+   */
+  *walk(fromSeq: number): Generator<{ summary: FrameSummary; data: FrameBytes | null }> {
+    const firstSeq = this.items[this.head]?.summary.seq ?? 0;
+    for (let i = this.head + Math.max(0, fromSeq - firstSeq); i < this.items.length; i++) {
+      const s = this.items[i];
+      if (s.summary.seq < fromSeq) continue;
+      yield { summary: s.summary, data: bytesOf(s) };
+    }
+  }
+
+  /** The seq of the oldest summary still listed and of the newest (0 and 0 when empty). */
+  seqRange(): { first: number; last: number } {
+    return {
+      first: this.items[this.head]?.summary.seq ?? 0,
+      last: this.items.at(-1)?.summary.seq ?? 0,
+    };
+  }
+
   page(seq: number, offset: number, length: number): RawFramePage | null {
     const s = this.find(seq);
     const data = s === undefined ? null : bytesOf(s);

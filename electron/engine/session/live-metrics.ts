@@ -12,6 +12,10 @@ const RATE_WINDOW_MS = 1000;
 export interface MainCounts {
   t: number;
   mainQueueDepth: number;
+  /** How long the oldest message still queued for the consumer has waited (0: none queued). */
+  queueWaitMs: number;
+  /** The longest wait of a message the consumer took. */
+  queueLongestWaitMs: number;
   cancellationsSent: number;
   lateResponses: number;
   processExits: number;
@@ -54,6 +58,8 @@ export class SessionMetrics {
     x.dispatcherDepth = m.mainQueueDepth + (c?.spillFrames ?? 0);
     this.maxDepth = Math.max(this.maxDepth, x.dispatcherDepth);
     x.dispatcherMaxDepth = this.maxDepth;
+    x.queueWaitMs = round(m.queueWaitMs);
+    x.queueLongestWaitMs = round(Math.max(m.queueLongestWaitMs, m.queueWaitMs));
     x.cancellationsSent = m.cancellationsSent;
     x.lateResponses = m.lateResponses;
     x.processExits = m.processExits;

@@ -142,9 +142,9 @@ export class ProcessFindings {
   ) {}
 
   /** `rule` is also the finding's code: each rule raises one code. */
-  private episode(rule: FindingCode, holds: boolean, raise: () => void): void {
+  private episode(rule: FindingCode, holds: boolean, t: number, raise: () => void): void {
     if (!holds) {
-      if (this.active.delete(rule)) this.findings.setActive(rule, false);
+      if (this.active.delete(rule)) this.findings.setActive(rule, false, t);
       return;
     }
     if (this.active.has(rule)) return;
@@ -163,7 +163,7 @@ export class ProcessFindings {
     this.stdinWait = { now: waiting, lastAt: waiting ? snap.t : (this.stdinWait?.lastAt ?? null) };
     if (!live || owed.length === 0) {
       // Nothing owed any more (answered, timed out): the conditions behind the findings ended.
-      for (const rule of this.active) this.findings.setActive(rule, false);
+      for (const rule of this.active) this.findings.setActive(rule, false, s.t);
       this.active.clear();
       this.busySince = null;
       return;
@@ -215,7 +215,7 @@ export class ProcessFindings {
           t,
         ) >= b.subprocessBlockedMs,
     );
-    this.episode('subprocess-blocked', child !== undefined, () => {
+    this.episode('subprocess-blocked', child !== undefined, t, () => {
       if (!child) return;
       const a = child.activity;
       const end = child.stdio.find((x) => x.target === a.fdTarget);
@@ -263,7 +263,7 @@ export class ProcessFindings {
       onCpu &&
       Math.min(busyFor, quietFor) >= b.serverBusyMs &&
       (average >= b.busyCpuPercent || runnable);
-    this.episode('server-busy', holds, () =>
+    this.episode('server-busy', holds, t, () =>
       this.findings.raise(
         'server-busy',
         `${what}: the server (pid ${root.pid}, ${root.command.slice(0, 60)}) has been on CPU ` +
@@ -305,7 +305,7 @@ export class ProcessFindings {
       (root.cpuPercent ?? 100) < IDLE_CPU_PERCENT &&
       !root.threads.some((t) => t.state === 'R') &&
       others.length === 0;
-    this.episode('server-output-buffered', idle, () =>
+    this.episode('server-output-buffered', idle, s.t, () =>
       this.findings.raise(
         'server-output-buffered',
         `${what} and stdout silent for ${secs(silentFor)}, but the server is idle: pid ` +

@@ -151,6 +151,7 @@ export class Session extends EventEmitter<SessionEvents> {
       consume: (f) => this.router.route(f),
       credit: (frames, bytes) => this.transport.credit(frames, bytes),
       delayMs: this.config.consumerDelayMs,
+      now: () => this.now(),
     });
     this.started = new Promise((resolve, reject) => {
       this.transport.once('spawned', (pid) => {
@@ -365,6 +366,7 @@ export class Session extends EventEmitter<SessionEvents> {
     return this.metrics.update(this.transport.lastCounters, {
       t: this.now(),
       mainQueueDepth: this.dispatcher.depth,
+      ...this.dispatcher.waits(this.now()),
       cancellationsSent: this.out.cancellationsSent,
       lateResponses: this.late.count,
       processExits: this.processExits,

@@ -126,12 +126,14 @@ function terminatedWords(c: SessionConfig, edge: EdgeId): string {
   );
 }
 
-/** The findings of a stop's result: processes left behind, stderr dropped (DESIGN.md table). */
+/** The findings of a stop's result: open episodes end, processes left behind, stderr dropped. */
 export function raiseStopFindings(
   findings: FindingsEngine,
   t: number,
   s: { left: readonly LeftProcess[]; stderrDropped: number; stderrDroppedInWorker: number },
 ): void {
+  // Nothing holds once the server is gone: each condition still open ends with the session.
+  findings.endEpisodes(t);
   if (s.left.length > 0) findings.raise('processes-left', leftMessage(s.left), t);
   if (s.stderrDropped === 0) return;
   const inWorker = s.stderrDroppedInWorker;

@@ -188,6 +188,8 @@ export class FlightRecorder {
   private text(reason: string): string {
     const s = this.session;
     const header = JSON.parse(this.ring.header ?? 'null') ?? { format: TRACE_FORMAT };
+    const redaction = this.recorder.redaction(false);
+    if (redaction) header.redaction = redaction;
     header.flightRecorder = {
       reason: this.redactor.text(reason),
       heldBytes: this.ring.bytes,

@@ -88,9 +88,9 @@ export function processEvent(
       ...s,
       processes: s.processes.map((p) => ({
         ...p,
-        command: redactor.text(p.command),
+        command: redactor.command(p.command),
         stdio: p.stdio.map((e) =>
-          e.peer ? { ...e, peer: { ...e.peer, command: redactor.text(e.peer.command) } } : e,
+          e.peer ? { ...e, peer: { ...e.peer, command: redactor.command(e.peer.command) } } : e,
         ),
       })),
     },

@@ -9,7 +9,6 @@
  * the sink at least every `flushMs` (≤ 1 s): a crash loses at most the last second. An
  * unwritable path or a full disk is one clear error; the session then goes on unrecorded.
  */
-import { createWriteStream, openSync } from 'node:fs';
 import type { LiveFinding } from '../../../shared/findings.js';
 import { DisposableStore, listen, toDisposable } from '../../../shared/lifecycle.js';
 import type { LiveMetrics } from '../../../shared/metrics.js';
@@ -22,6 +21,7 @@ import {
   TRACE_VERSION,
   type TraceEvent,
   type TraceHeader,
+  type TraceRedaction,
 } from '../../../shared/trace-format.js';
 import type { ExitInfo } from '../../wire/protocol.js';
 import { buildProbeReport } from '../session/build-report.js';
@@ -29,24 +29,14 @@ import type { FrameSummary } from '../session/frame-store.js';
 import type { Session } from '../session/session.js';
 import type { SessionEvents } from '../session/types.js';
 import { describeWriteError } from './errors.js';
-import { cancellationOf, frameEvent } from './frame-event.js';
-import {
-  ProcessSampleGate,
-  processAvailabilityOf,
-  processEvent,
-  redactEvidence,
-} from './process-event.js';
-import { Redactor } from './redact.js';
+import { fileSink, HEADER_ROOM_BYTES, type TraceSink } from './trace-sink.js';
 
-/** Where the lines go: the file, or a flight recorder's ring; whole lines, the header first. */
-export interface TraceSink {
-  write(chunk: string): void;
-  /** Bytes written and not yet taken (a slow disk): past a bound, lines are dropped. */
-  readonly writableLength: number;
-  /** Ends it; `done` once everything written is taken (or it failed). */
-  end(done: () => void): void;
-  destroy(): void;
-}
+export type { TraceSink } from './trace-sink.js';
+
+import { findingEvent } from './finding-event.js';
+import { cancellationOf, frameEvent } from './frame-event.js';
+import { ProcessSampleGate, processAvailabilityOf, processEvent } from './process-event.js';
+import { Redactor } from './redact.js';
 
 export interface TraceRecorderOptions {
   path: string;
@@ -97,6 +87,9 @@ export class TraceRecorder {
   /** The engine's sample count on the last process line (the final one must match the report). */
   private processSamples = -1;
   private finishing: Promise<void> | null = null;
+  /** The header as written, and the bytes of its line (without the newline). */
+  private headerValue: TraceHeader | null = null;
+  private headerBytes = 0;
   /** Its listeners on the session and its flush timer: released when it finishes or fails. */
   private readonly attached = new DisposableStore();
 
@@ -125,7 +118,11 @@ export class TraceRecorder {
   private open(): void {
     this.stream = this.options.sink ?? this.fileSink();
     if (!this.stream) return;
-    this.writeLine(this.header());
+    this.headerValue = this.header();
+    // Room for the final redaction counts: the line is rewritten in place when it finishes.
+    const json = JSON.stringify(this.headerValue);
+    this.headerBytes = Buffer.byteLength(json) + HEADER_ROOM_BYTES;
+    this.writeText(`${json}${' '.repeat(HEADER_ROOM_BYTES)}\n`);
     this.flush();
     const flushMs = Math.min(1000, Math.max(10, this.options.flushMs ?? 200));
     const flushTimer = setInterval(() => this.flush(), flushMs);
@@ -135,28 +132,12 @@ export class TraceRecorder {
   }
 
   private fileSink(): TraceSink | null {
-    let fd: number;
     try {
-      fd = openSync(this.path, this.options.overwrite === false ? 'wx' : 'w');
+      return fileSink(this.path, this.options.overwrite !== false, (e) => this.fail(e));
     } catch (e) {
       this.fail(e);
       return null;
     }
-    const ws = createWriteStream(this.path, { fd });
-    ws.on('error', (e) => this.fail(e));
-    return {
-      write: (chunk) => ws.write(chunk),
-      get writableLength() {
-        return ws.writableLength;
-      },
-      end: (done) => {
-        if (ws.destroyed) return done();
-        ws.end(() => done());
-        ws.once('error', () => done());
-        ws.once('close', () => done());
-      },
-      destroy: () => ws.destroy(),
-    };
   }
 
   private header(): TraceHeader {
@@ -168,10 +149,16 @@ export class TraceRecorder {
       format: TRACE_FORMAT,
       version: TRACE_VERSION,
       startedAt: Math.round(Date.now() - this.session.now()),
-      server: { command: r.text(command), args: r.args(args), cwd: cwd ?? null, env: redactedEnv },
+      server: {
+        command: r.command(command),
+        args: r.args(args),
+        cwd: cwd ?? null,
+        env: redactedEnv,
+      },
       config: structuredClone(config),
       recordingBudgetBytes: this.budgetBytes,
       redacted: r.enabled,
+      ...(r.enabled ? { redaction: r.summary(false) } : {}),
       recorder: { name: 'pipescope', version: '0.1.0' },
       process: processAvailabilityOf(this.session.evidence.info()),
     };
@@ -241,20 +228,7 @@ export class TraceRecorder {
   });
 
   private readonly onFinding = this.guard((f: LiveFinding): void => {
-    this.event({
-      // A condition that ended is recorded when it ended (its lastAt is its last episode's).
-      t: f.active === false ? Math.max(f.lastAt, this.session.now()) : f.lastAt,
-      type: 'finding',
-      code: f.code,
-      level: f.level,
-      message: this.redactor.text(f.message),
-      count: f.count,
-      firstAt: f.firstAt,
-      lastAt: f.lastAt,
-      ...(f.requestId === undefined ? {} : { requestId: f.requestId }),
-      ...(f.evidence === undefined ? {} : { evidence: redactEvidence(f.evidence, this.redactor) }),
-      ...(f.active === undefined ? {} : { active: f.active }),
-    });
+    this.event(findingEvent(f, this.session.now(), this.redactor));
   });
 
   private readonly onProcess = this.guard((p: ProcessSnapshot): void => {
@@ -324,8 +298,11 @@ export class TraceRecorder {
   }
 
   private writeLine(value: TraceHeader | TraceEvent): void {
+    this.writeText(`${JSON.stringify(value)}\n`);
+  }
+
+  private writeText(line: string): void {
     if (!this.stream) return;
-    const line = `${JSON.stringify(value)}\n`;
     this.pending.push(line);
     this.pendingBytes += Buffer.byteLength(line);
     if (this.pendingBytes >= FLUSH_AT_BYTES) this.flush();
@@ -384,6 +361,24 @@ export class TraceRecorder {
     this.flush(true);
     this.stream = null;
     await new Promise<void>((resolve) => stream.end(resolve));
+    this.finalHeader(stream);
+  }
+
+  /** What redaction replaced so far, per rule (the header's `redaction`). */
+  redaction(final: boolean): TraceRedaction | null {
+    return this.redactor.enabled ? this.redactor.summary(final) : null;
+  }
+
+  /** The header again, with the final redaction counts, in the room left for them. */
+  private finalHeader(sink: TraceSink): void {
+    const header = this.headerValue;
+    const redaction = this.redaction(true);
+    if (!header || !redaction || this.error) return;
+    const json = JSON.stringify({ ...header, redaction });
+    const bytes = Buffer.byteLength(json);
+    if (bytes > this.headerBytes) return; // cannot happen: the room holds 14 digits a rule
+    const line = `${json}${' '.repeat(this.headerBytes - bytes)}`;
+    sink.rewriteHeader?.(line);
   }
 
   private fail(e: unknown): void {

@@ -1,4 +1,5 @@
-/** Redaction rules (HARDENING.md 33): secrets go, names and ordinary text stay. */
+/** Redaction rules (HARDENING.md 33): what is known to be secret goes, counted per rule;
+ *  names and ordinary payload text stay. */
 import { afterEach, describe, expect, it } from 'vitest';
 import { addSecret, isSecretName, Redactor, removeSecret } from './redact.js';
 
@@ -49,16 +50,59 @@ describe('Redactor.text', () => {
     ['sent Bearer eyJhbGciOi.CANARY to the api', 'sent Bearer *** to the api'],
     ['GET /x?token=CANARY&page=2', 'GET /x?token=***&page=2'],
     ['OPENAI_API_KEY=sk-CANARY node srv.js', 'OPENAI_API_KEY=*** node srv.js'],
-    ['node srv.js --token CANARY --port 3', 'node srv.js --token *** --port 3'],
-    ['node srv.js --api-key=CANARY', 'node srv.js --api-key=***'],
     ['{"apiKey":"CANARY","name":"x"}', '{"apiKey":"***","name":"x"}'],
     ['{"password": "CANARY\\"quoted"}', '{"password": "***"}'],
-    ['token: CANARY', 'token: ***'],
+    ['token: CANARY_c0ffee1234', 'token: ***'],
+    ['log: token=CANARY_EXPORT_1 ok', 'log: token=*** ok'],
     ['see https://x.test/a?token=CANARY', 'see https://x.test/a?token=***'],
     ['next=/login?x=1&api_key=CANARY', 'next=/login?x=1&api_key=***'],
     ['{"url":"https://x/?token=CANARY"}', '{"url":"https://x/?token=***"}'],
   ])('%s → %s', (input, expected) => {
     expect(on().text(input)).toBe(expected);
+  });
+
+  it.each([
+    ['key sk-proj-CANARYabcdefghijklmnop1234', 'key ***'],
+    ['"ghp_CANARYabcdefghijklmnopqrstuvwxyz0123"', '"***"'],
+    ['github_pat_CANARY_abcdefghijklmnopqrstuvwxyz', '***'],
+    ['aws AKIACANARY0123456789 and ASIAABCDEFGHIJKLMNOP.', 'aws *** and ***.'],
+    ['slack xoxb-CANARY-123456789012', 'slack ***'],
+    ['AIzaCANARY_abcdefghijklmnopqrstuvwxyz01', '***'],
+    ['stripe sk_live_CANARY0123456789abcd', 'stripe ***'],
+    ['jwt eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJDQU5BUlkifQ.c2lnbmF0dXJl end', 'jwt *** end'],
+    ['"-----BEGIN RSA PRIVATE KEY-----\\nMIIEow CANARY\\n-----END RSA PRIVATE KEY-----"', '"***"'],
+    ['postgres://app:CANARYpw@db:5432/x', 'postgres://app:***@db:5432/x'],
+  ])('key formats and URL passwords: %s → %s', (input, expected) => {
+    expect(on().text(input)).toBe(expected);
+  });
+
+  it('leaves ordinary payload text alone, even when it names a secret', () => {
+    const texts = [
+      // The tool argument of issue 22: a user's text, not a credential.
+      '{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"echo","arguments":{"text":"hello secret=abc"}}}',
+      'token: CANARY',
+      'password: hunter2',
+      'the bearer token goes in a header',
+      'Basic settings and Bearer bonds',
+      'run it with --token abc',
+      'sk-short and AKIA-not-a-key, eyJ alone',
+      '-----BEGIN PRIVATE KEY----- with no end',
+    ];
+    for (const t of texts) expect(on().text(t)).toBe(t);
+  });
+
+  it('counts what it replaced, per rule, and says why', () => {
+    const r = new Redactor({ enabled: true });
+    r.env({ A: 'CANARY_ENV_VALUE' });
+    r.text('CANARY_ENV_VALUE and sk-CANARYabcdefghijklmnop1234 and Authorization: Bearer x1234567');
+    const summary = r.summary(true);
+    const count = (rule: string) => summary.rules.find((x) => x.rule === rule)?.count;
+    expect(count('env-value')).toBe(2); // the header's value, then one in text
+    expect(count('key-format')).toBe(1);
+    expect(count('auth-header')).toBe(1);
+    expect(count('secret-assignment')).toBe(0);
+    expect(summary.final).toBe(true);
+    expect(summary.rules.every((x) => x.why.length > 10)).toBe(true);
   });
 
   it('leaves ordinary protocol text alone', () => {
@@ -78,6 +122,16 @@ describe('Redactor.text', () => {
     );
     expect(off.env({ A: 'b' })).toEqual({ A: 'b' });
     expect(off.args(['--token', 'x'])).toEqual(['--token', 'x']);
+  });
+});
+
+describe('Redactor.command', () => {
+  it.each([
+    ['node srv.js --token CANARY --port 3', 'node srv.js --token *** --port 3'],
+    ['node srv.js --api-key=CANARY', 'node srv.js --api-key=***'],
+    ['python3 srv.py -password hunter2', 'python3 srv.py -password ***'],
+  ])('a command line: %s → %s', (input, expected) => {
+    expect(on().command(input)).toBe(expected);
   });
 });
 
@@ -140,9 +194,15 @@ describe('large and nested texts', () => {
     expect(ms).toBeLessThan(30_000);
   }, 60_000);
 
-  it('a chain of assignments does not recurse', () => {
-    const chain = `${'a='.repeat(200_000)}token=CANARY`;
+  it('a chain of assignments does not recurse, nor cost the square of its length', () => {
+    const chain = `${'a='.repeat(200_000)}token=CANARY_0123456789`;
     expect(on().text(chain).endsWith('token=***')).toBe(true);
+    const started = performance.now();
+    on().text(`${'token='.repeat(100_000)}x`);
+    on().text('eyJa.'.repeat(100_000));
+    on().text('-----BEGIN PRIVATE KEY-----'.repeat(20_000));
+    on().text('a.'.repeat(200_000));
+    expect(performance.now() - started).toBeLessThan(5000);
   });
 });
 

@@ -257,7 +257,12 @@ export async function runReplay(
     await sendSteps(run, plan.steps, o);
     await waitAll([...run.sent.values()], o.timeoutMs);
     // A cancelled request settles at once; give a response the trace had (late) time to come.
-    const owed = [...plan.responses.keys()].filter((k) => run.sent.has(k));
+    // Responses are captured under the new ids: an old id looked up there (a trace whose ids
+    // the replay renumbers: one recorded mid-session) waited the whole timeout for nothing.
+    const owed = [...plan.responses.keys()].flatMap((k) => {
+      const sent = run.sent.get(k);
+      return sent ? [idKey(sent.id)] : [];
+    });
     await waitUntil(
       () => session.state !== 'running' || owed.every((k) => run.responses.has(k)),
       o.timeoutMs,

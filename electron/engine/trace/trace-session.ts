@@ -40,11 +40,13 @@ import {
   traceMarkers,
   traceProcessAvailability,
 } from '../../../shared/trace-state.js';
+import type { SearchSource } from '../session/frame-search.js';
 import { toHtml, toMarkdown } from './export/doc.js';
 import { toChromeTrace } from './export/perfetto.js';
 import type { TraceReader } from './reader.js';
 import { idKey } from './replay.js';
 import { rebuildReport, summarizeTrace, type TraceSummary } from './summary.js';
+import { eventBytes, frameEventOf, traceSearchSource } from './trace-search.js';
 
 /** Frame summaries in one state (newest last); the rest are counted as skipped. */
 const FRAMES_AT_T = 200;
@@ -179,6 +181,11 @@ export class TraceSession {
         skippedLines: this.reader.skippedLines,
         markers,
         markersSkipped: skipped,
+        redaction: {
+          redacted: h.redacted,
+          rules: h.redaction?.rules ?? [],
+          final: h.redaction?.final ?? false,
+        },
       },
     };
   }
@@ -272,46 +279,31 @@ export class TraceSession {
     return exportSummary(await this.summarize(), displayName, format);
   }
 
-  /**
-   * One page of frame `seq`'s recorded text. Frames are written in seq order, so the line is
-   * found by binary search over the frame lines (a few small reads, never the whole trace).
-   */
+  /** One page of frame `seq`'s recorded text (its line found by a binary search). */
   async framePage(seq: number, offset: number, length: number): Promise<FramePage | string> {
-    let lo = 0;
-    let hi = this.frameLines.length - 1;
-    while (lo <= hi) {
-      let mid = (lo + hi) >>> 1;
-      let meta = await this.reader.frameMeta(this.frameLines[mid]);
-      // An unreadable frame line (a damaged trace): the next readable one stands in for it.
-      while (meta === null && mid < hi) meta = await this.reader.frameMeta(this.frameLines[++mid]);
-      if (meta === null) {
-        hi = ((lo + hi) >>> 1) - 1;
-        continue;
-      }
-      const i = this.frameLines[mid];
-      if (meta.seq === seq) {
-        if (meta.truncated)
-          return `frame ${seq} was recorded without its text (over the recording budget)`;
-        const e = await this.reader.read(i);
-        if (e?.type !== 'frame') return `frame ${seq} is unreadable`;
-        const data =
-          e.base64 !== undefined
-            ? Buffer.from(e.base64, 'base64')
-            : Buffer.from(e.text ?? '', 'utf8');
-        const page = data.subarray(offset, offset + length);
-        return {
-          seq,
-          offset,
-          length: page.length,
-          totalBytes: data.length,
-          text: page.toString('utf8'),
-          sha256: e.sha256 ?? createHash('sha256').update(data).digest('hex'),
-        };
-      }
-      if (meta.seq < seq) lo = mid + 1;
-      else hi = mid - 1;
-    }
-    return `frame ${seq} is not in this trace`;
+    const e = await frameEventOf(this.reader, this.frameLines, seq);
+    if (typeof e === 'string') return e;
+    const data = eventBytes(e);
+    const page = data.subarray(offset, offset + length);
+    return {
+      seq,
+      offset,
+      length: page.length,
+      totalBytes: data.length,
+      text: page.toString('utf8'),
+      sha256: e.sha256 ?? createHash('sha256').update(data).digest('hex'),
+    };
+  }
+
+  /** Frame `seq`'s recorded bytes (for a search inside it), or why there are none. */
+  async frameBytes(seq: number): Promise<Buffer | string> {
+    const e = await frameEventOf(this.reader, this.frameLines, seq);
+    return typeof e === 'string' ? e : eventBytes(e);
+  }
+
+  /** The recorded frames as a payload search walks them. */
+  searchSource(): SearchSource {
+    return traceSearchSource(this.reader, this.frameLines);
   }
 
   /** The summary of frame line `i`; null when the line is unreadable (a damaged trace). */

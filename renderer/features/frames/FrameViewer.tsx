@@ -1,12 +1,19 @@
 /**
  * FrameViewer: one frame's bytes, paged from main (see paging.ts): header facts (size,
  * sha-256, held), head and tail text with "load more", pretty JSON for small frames, copy and
- * save. Fed by FramesPanel's selection via the parent, which supplies `fetchPage`; Escape or
- * the close button call `onClose`.
+ * save; in a large frame, go to a byte offset or find a text (FrameNavigator: the host
+ * searches, the viewer shows a 64 KiB window there). Fed by FramesPanel's selection via the
+ * parent, which supplies `fetchPage` and `find`; Escape or the close button call `onClose`.
  */
 import { type ReactElement, useEffect, useMemo, useRef, useState } from 'react';
 import type { FrameSummary } from '../../../shared/frames.js';
 import './frame-viewer.css';
+import {
+  type FindInFrame,
+  FrameNavigator,
+  FrameWindowView,
+  useFrameWindow,
+} from './FrameNavigator.js';
 import {
   directionArrow,
   directionLabel,
@@ -25,6 +32,7 @@ import {
   PAGE_BYTES,
   PRETTY_MAX_BYTES,
   saveDecision,
+  WHOLE_MAX_BYTES,
 } from './paging.js';
 import { prettyJson } from './pretty-json.js';
 import { type FetchPage, useFramePages } from './useFramePages.js';
@@ -33,11 +41,16 @@ import { copyText, saveText } from './viewer-actions.js';
 export interface FrameViewerProps {
   summary: FrameSummary;
   fetchPage: FetchPage;
+  /** Matches inside the frame, searched on the host (absent: no "find in frame"). */
+  find?: FindInFrame;
   onClose(): void;
 }
 
-export function FrameViewer({ summary, fetchPage, onClose }: FrameViewerProps): ReactElement {
+export function FrameViewer({ summary, fetchPage, find, onClose }: FrameViewerProps): ReactElement {
   const { state, error, frame, loadingMore, loadMore } = useFramePages(summary, fetchPage);
+  const total0 = frame?.totalBytes ?? summary.bytes;
+  const win = useFrameWindow(fetchPage, total0);
+  const large = summary.held && total0 > WHOLE_MAX_BYTES;
   const [mode, setMode] = useState<'pretty' | 'raw'>('pretty');
   const [notice, setNotice] = useState<string | null>(null);
   const rootRef = useRef<HTMLElement>(null);
@@ -168,13 +181,21 @@ export function FrameViewer({ summary, fetchPage, onClose }: FrameViewerProps): 
         ) : null}
       </div>
 
-      {error ? (
+      {large ? <FrameNavigator totalBytes={total0} find={find} onJump={win.jump} /> : null}
+
+      {error || win.error ? (
         <p className="ps-fv-error" role="alert">
-          {error}
+          {error ?? win.error}
         </p>
       ) : null}
 
-      <div className="ps-fv-body">
+      {win.window ? (
+        <div className="ps-fv-body">
+          <FrameWindowView w={win.window} onJump={(at) => win.jump(at)} onClose={win.close} />
+        </div>
+      ) : null}
+
+      <div className="ps-fv-body" hidden={win.window !== null}>
         {state === 'loading' ? <p className="ps-fv-note">Loading…</p> : null}
         {frame && frame.totalBytes === 0 ? <p className="ps-fv-note">(no bytes)</p> : null}
         {frame && showPretty ? <pre className="ps-fv-text">{pretty}</pre> : null}

@@ -137,4 +137,18 @@ describe('words', () => {
     ]);
     expect(byPid.get(1)?.map((f) => f.code)).toEqual(['server-write-blocked', 'server-busy']);
   });
+
+  it('a finding resolved after the sample shown still marks it; one resolved before does not', () => {
+    const resolved = (resolvedAt: number) =>
+      makeFinding({
+        code: 'subprocess-blocked',
+        level: 'error',
+        evidence: { pid: 2 },
+        active: false,
+        resolvedAt,
+      });
+    expect(findingsByPid([resolved(5000)], 4000).get(2)).toHaveLength(1);
+    expect(findingsByPid([resolved(3000)], 4000).get(2)).toBeUndefined();
+    expect(findingsByPid([makeFinding({ evidence: { pid: 3 }, active: false })], 1).size).toBe(0);
+  });
 });

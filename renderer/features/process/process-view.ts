@@ -122,12 +122,16 @@ export function shortCommand(command: string, max = 80): string {
 
 const LEVEL_RANK: Record<FindingLevel, number> = { error: 0, warn: 1, info: 2 };
 
-/** Findings by the pid their evidence names, the worst first; a condition that no longer holds
- *  (`active: false`) marks nothing. */
-export function findingsByPid(findings: readonly LiveFinding[]): Map<number, LiveFinding[]> {
+/** Findings by the pid their evidence names, the worst first; a condition that no longer held
+ *  when the sample shown was taken (`at`: resolved before it) marks nothing. The last sample of
+ *  a session that ended keeps its marks: the condition ended with the session, after it. */
+export function findingsByPid(
+  findings: readonly LiveFinding[],
+  at = Number.POSITIVE_INFINITY,
+): Map<number, LiveFinding[]> {
   const out = new Map<number, LiveFinding[]>();
   for (const f of findings) {
-    if (f.active === false) continue;
+    if (f.active === false && (f.resolvedAt === undefined || f.resolvedAt < at)) continue;
     const pid = f.evidence?.pid;
     if (typeof pid !== 'number') continue;
     const list = out.get(pid) ?? [];
@@ -143,7 +147,7 @@ export function processRows(
   findings: readonly LiveFinding[],
 ): ProcessRow[] {
   if (!snapshot) return [];
-  const named = findingsByPid(findings);
+  const named = findingsByPid(findings, snapshot.t);
   return snapshot.processes.map((p) => {
     const mine = named.get(p.pid) ?? [];
     const forMs = p.activity.forMs;

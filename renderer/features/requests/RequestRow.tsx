@@ -1,8 +1,9 @@
 import { memo, type ReactElement } from 'react';
 import type { JsonRpcId, RequestRecord } from '../../../shared/requests';
-import { formatBytes, formatMs } from '../../components/format';
+import { formatBytes } from '../../components/format';
 import { canCancel, canReplay, waterfallBar } from '../../store/selectors';
 import { REPLAY_LABEL, REPLAY_TITLE } from '../tap/tap-view';
+import { latencyCell } from './request-columns';
 
 interface RequestRowProps {
   record: RequestRecord;
@@ -36,7 +37,7 @@ export const RequestRow = memo(function RequestRow({
   tapped = false,
 }: RequestRowProps): ReactElement {
   const bar = waterfallBar(r, span, nowMs);
-  const latency = r.latencyMs ?? (r.status === 'pending' ? nowMs - r.sentAt : null);
+  const latency = latencyCell(r, nowMs);
   const key = String(r.id);
   return (
     <tr
@@ -61,8 +62,13 @@ export const RequestRow = memo(function RequestRow({
           {r.status}
         </span>
       </td>
-      <td className="num" data-pending={r.latencyMs === null}>
-        {formatMs(latency)}
+      <td
+        className="num"
+        data-pending={r.latencyMs === null}
+        data-latency={latency.kind}
+        title={latency.title}
+      >
+        {latency.text}
       </td>
       <td className="num">{formatBytes(r.responseBytes)}</td>
       <td className="waterfall">

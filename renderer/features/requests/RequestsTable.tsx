@@ -1,18 +1,22 @@
 /**
- * The requests table: newest first, capped rendering, waterfall against the visible span,
- * per-row Cancel / Replay, and the recovery probe once something was cancelled.
+ * The requests table: newest first (or sorted by latency or response size, a click on the
+ * header), capped rendering, waterfall against the visible span, per-row Cancel / Replay, and
+ * the recovery probe once something was cancelled. Clear and Preserve log as DevTools has them
+ * (features/log/log-view.ts).
  */
 import './requests.css';
-import { type ReactElement, useCallback, useMemo } from 'react';
-import type { JsonRpcId } from '../../../shared/requests';
+import { type ReactElement, useCallback, useMemo, useState } from 'react';
+import type { JsonRpcId, RequestRecord } from '../../../shared/requests';
 import { formatCount } from '../../components/format';
 import { Panel } from '../../components/Panel';
 import { useThrottled } from '../../components/useThrottled';
 import { appStore, useApp } from '../../store';
 import { hasCancellation, selectRequestsNewestFirst, waterfallSpan } from '../../store/selectors';
+import { requestsFloor, updateLogView, useLogView } from '../log/log-view';
 import type { SessionActions } from '../session/useSessionActions';
 import { RecoveryProbe } from './RecoveryProbe';
 import { RequestRow } from './RequestRow';
+import { DEFAULT_SORT, nextSort, type Sort, type SortKey, sortRequests } from './request-columns';
 
 const ROWS_SHOWN = 200;
 const NOW_EVERY_MS = 250;
@@ -51,10 +55,47 @@ export function RequestsTable({
   );
   const onCancel = useCallback((id: JsonRpcId) => void actions.cancel(id), [actions]);
   const onReplay = useCallback((id: JsonRpcId) => void actions.replay(id), [actions]);
-  const all = requests ? selectRequestsNewestFirst(requests) : EMPTY;
-  const rows = useMemo(() => (all.length > ROWS_SHOWN ? all.slice(0, ROWS_SHOWN) : all), [all]);
+  const view = useLogView(sessionId);
+  const [sort, setSort] = useState<Sort>(DEFAULT_SORT);
+  const newest = requests ? selectRequestsNewestFirst(requests) : EMPTY;
+  const floor = useMemo(() => requestsFloor(view, newest), [view, newest]);
+  const all = useMemo(
+    () => (Number.isFinite(floor) ? newest.filter((r) => r.sentAt >= floor) : newest),
+    [newest, floor],
+  );
+  const hidden = newest.length - all.length;
+  const sorted = useMemo(
+    () => (sort === DEFAULT_SORT ? all : sortRequests(all, sort, nowMs)),
+    [all, sort, nowMs],
+  );
+  const rows = useMemo(
+    () => (sorted.length > ROWS_SHOWN ? sorted.slice(0, ROWS_SHOWN) : sorted),
+    [sorted],
+  );
   const span = useMemo(() => waterfallSpan(rows, nowMs), [rows, nowMs]);
   if (!requests) return null;
+  const clear = (): void => {
+    const last = newest[0] as RequestRecord | undefined;
+    updateLogView(sessionId, { requestsFrom: last ? last.sentAt + 1e-3 : nowMs });
+  };
+  const header = (key: SortKey, label: string): ReactElement => (
+    <th
+      className="num sortable"
+      aria-sort={sort.key === key ? (sort.dir === 'asc' ? 'ascending' : 'descending') : 'none'}
+    >
+      <button
+        type="button"
+        data-testid={`requests-sort-${key}`}
+        title={`Sort by ${label} (again: the other way; a third column: back to newest first)`}
+        onClick={() => setSort(nextSort(sort, key))}
+      >
+        {label}
+        <span className="sort-arrow" aria-hidden="true">
+          {sort.key === key ? (sort.dir === 'asc' ? '▲' : '▼') : ''}
+        </span>
+      </button>
+    </th>
+  );
   return (
     <Panel
       title="Requests"
@@ -62,10 +103,60 @@ export function RequestsTable({
       testId="requests-panel"
       actions={
         <>
-          <span className="muted small-text">
+          <span className="muted small-text" data-testid="requests-count">
             {formatCount(all.length)} kept{dropped > 0 ? ` · ${formatCount(dropped)} dropped` : ''}
-            {all.length > ROWS_SHOWN ? ` · newest ${ROWS_SHOWN} shown` : ''}
+            {all.length > ROWS_SHOWN ? ` · first ${ROWS_SHOWN} shown` : ''}
+            {hidden > 0 ? (
+              <>
+                {' · '}
+                <button
+                  type="button"
+                  className="link"
+                  data-testid="requests-show-all"
+                  title="Show the requests Clear (or a new initialize) hid"
+                  onClick={() =>
+                    updateLogView(sessionId, {
+                      requestsFrom: Number.NEGATIVE_INFINITY,
+                      preserve: true,
+                    })
+                  }
+                >
+                  {formatCount(hidden)} hidden
+                </button>
+              </>
+            ) : null}
           </span>
+          {sort !== DEFAULT_SORT ? (
+            <button
+              type="button"
+              className="small"
+              data-testid="requests-sort-reset"
+              onClick={() => setSort(DEFAULT_SORT)}
+            >
+              Newest first
+            </button>
+          ) : null}
+          <button
+            type="button"
+            className="small"
+            data-testid="requests-clear"
+            title="Hide the requests so far (the host keeps them)"
+            onClick={clear}
+          >
+            Clear
+          </button>
+          <label
+            className="check small-text"
+            title="Keep earlier requests when a new initialize starts the session over"
+          >
+            <input
+              type="checkbox"
+              data-testid="requests-preserve"
+              checked={view.preserve}
+              onChange={(e) => updateLogView(sessionId, { preserve: e.target.checked })}
+            />
+            Preserve log
+          </label>
           {!readOnly && !tapped && (cancelled || recovery) ? (
             <RecoveryProbe actions={actions} recovery={recovery} disabled={!running} />
           ) : null}
@@ -88,8 +179,8 @@ export function RequestsTable({
               <th>id</th>
               <th>method</th>
               <th>status</th>
-              <th className="num">latency</th>
-              <th className="num">response</th>
+              {header('latency', 'latency')}
+              {header('size', 'response')}
               <th>waterfall</th>
               <th />
             </tr>
@@ -111,7 +202,11 @@ export function RequestsTable({
             ))}
           </tbody>
         </table>
-        {rows.length === 0 ? <p className="empty">No requests yet.</p> : null}
+        {rows.length === 0 ? (
+          <p className="empty">
+            {hidden > 0 ? 'Cleared: new requests appear here.' : 'No requests yet.'}
+          </p>
+        ) : null}
       </div>
     </Panel>
   );

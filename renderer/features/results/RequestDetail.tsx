@@ -1,7 +1,8 @@
 /**
  * The request detail pane, as DevTools shows a selected request: what it was (method, status,
  * timing, sizes, its error), the result audit, its request and its response side by side, and
- * copy buttons: the request line, the response line, the call as a `pipescope probe` command.
+ * copy buttons: the request line, the response line, both as one JSON document (the pair,
+ * with status and timing: what an issue report wants), the call as a `pipescope probe` command.
  * Follows the requests table's selection (store `selection[sessionId].requestId`); closing it
  * clears the selection. Large lines go to the paged frame viewer (selection `frameSeq`).
  */
@@ -12,6 +13,7 @@ import { isAuditedMethod } from '../../../shared/result-audit';
 import { formatBytes, formatMs } from '../../components/format';
 import { appStore, useApp } from '../../store';
 import { copyText } from '../frames/viewer-actions';
+import { requestPair } from '../requests/request-columns';
 import { AuditSummary } from './AuditSummary';
 import { RequestSide, ResponseSide } from './ExchangeSides';
 import { probeCommand } from './probe-command';
@@ -139,6 +141,14 @@ export function RequestDetail({ sessionId }: { sessionId: string }): ReactElemen
             text={wholeText(response)}
             why="No response line loaded whole (too large: copy it from the frame viewer)."
             testId="copy-response"
+          />
+          <CopyButton
+            label="Copy pair"
+            text={
+              requestText === null ? null : requestPair(record, requestText, wholeText(response))
+            }
+            why="The request line is not loaded whole."
+            testId="copy-pair"
           />
           {probe ? (
             <CopyButton

@@ -13,7 +13,7 @@ import { plural } from '../../components/format';
 import { useSampled } from '../../components/useSampled';
 import { appStore, useApp } from '../../store';
 import { isFlooding } from '../../store/selectors';
-import { FramesPanel, FrameViewer } from '../frames/index';
+import { FrameViewer, SessionFramesPanel, useFindInFrame, useFrameSummary } from '../frames/index';
 
 const EMPTY: never[] = [];
 /** Log redraw period while the session floods. */
@@ -46,7 +46,12 @@ export function FramesSection({ sessionId }: { sessionId: string }): ReactElemen
         </span>
       </header>
       <div className="log-body">
-        <FramesPanel frames={frames} onOpen={onOpen} selectedSeq={selectedSeq} />
+        <SessionFramesPanel
+          sessionId={sessionId}
+          frames={frames}
+          onOpen={onOpen}
+          selectedSeq={selectedSeq}
+        />
       </div>
     </section>
   );
@@ -56,9 +61,9 @@ export function FramesSection({ sessionId }: { sessionId: string }): ReactElemen
 export function FrameViewerDrawer({ sessionId }: { sessionId: string }): ReactElement | null {
   const host = useHost();
   const seq = useApp((s) => s.selection[sessionId]?.frameSeq ?? null);
-  const summary = useApp((s) =>
-    seq === null ? undefined : s.bySession[sessionId]?.frames.find((f) => f.seq === seq),
-  );
+  // The list's summary, or a payload search's hit older than the frames the list keeps.
+  const summary = useFrameSummary(sessionId, seq);
+  const find = useFindInFrame(sessionId, seq);
   const fetchPage = useCallback(
     async (offset: number, length: number): Promise<Result<FramePage>> => {
       if (seq === null)
@@ -78,7 +83,13 @@ export function FrameViewerDrawer({ sessionId }: { sessionId: string }): ReactEl
   if (!summary) return null;
   return (
     <aside className="drawer" data-testid="frame-viewer-drawer">
-      <FrameViewer key={summary.seq} summary={summary} fetchPage={fetchPage} onClose={onClose} />
+      <FrameViewer
+        key={summary.seq}
+        summary={summary}
+        fetchPage={fetchPage}
+        find={find}
+        onClose={onClose}
+      />
     </aside>
   );
 }

@@ -74,6 +74,13 @@ export function ReplayForm({
           {action.pending ? 'Replaying…' : 'Replay'}
         </button>
       </form>
+      {action.pending ? (
+        <p className="muted small-text" data-testid="replay-waiting">
+          Starting the server, then sending the trace's messages{' '}
+          {timing === 'recorded' ? 'at their recorded times' : 'back to back'}; each waits for the
+          answers it depended on, at most 10 s each.
+        </p>
+      ) : null}
       <ErrorText message={action.error} />
       {result ? <ReplayResultView result={result} /> : null}
     </details>

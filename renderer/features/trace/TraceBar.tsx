@@ -5,6 +5,7 @@
  */
 import './trace.css';
 import { type ReactElement, useEffect, useRef, useState } from 'react';
+import type { SessionInfo } from '../../../shared/session-info';
 import { formatBytes } from '../../components/format';
 import { Segmented } from '../../components/Segmented';
 import { useApp } from '../../store';
@@ -77,6 +78,7 @@ export function TraceBar({ sessionId }: { sessionId: string }): ReactElement | n
         <code className="argv" data-testid="trace-command">
           {formatArgv([info.command, ...info.args])}
         </code>
+        <RedactionNote redaction={trace.redaction} />
       </div>
       <div className="trace-scrub">
         <button
@@ -134,5 +136,45 @@ export function TraceBar({ sessionId }: { sessionId: string }): ReactElement | n
         <ReplayForm traceId={sessionId} command={info.command} args={info.args} />
       </div>
     </section>
+  );
+}
+
+/** What the trace's redaction replaced and why, per rule (its header says so). */
+function RedactionNote({
+  redaction,
+}: {
+  redaction: NonNullable<SessionInfo['trace']>['redaction'];
+}): ReactElement | null {
+  if (!redaction) return null;
+  if (!redaction.redacted)
+    return (
+      <span className="tag record-unredacted" data-testid="trace-redaction" data-redacted="false">
+        not redacted: exact bytes, secrets included
+      </span>
+    );
+  const used = redaction.rules.filter((r) => r.count > 0);
+  // A trace recorded before redaction was counted has no rules at all.
+  const words =
+    redaction.rules.length === 0
+      ? '(not counted in this trace)'
+      : used.length
+        ? used.map((r) => `${r.count.toLocaleString('en-US')} ${r.rule}`).join(', ')
+        : 'nothing needed it';
+  const title = [
+    'Redacted (replaced by ***): only what is known to be secret; ordinary payload text is kept.',
+    ...redaction.rules.map((r) => `${r.rule}: ${r.count} (${r.why})`),
+    redaction.final ? '' : 'Counts as of the start: the recording did not finish.',
+  ]
+    .filter(Boolean)
+    .join('\n');
+  return (
+    <span
+      className="muted small-text"
+      data-testid="trace-redaction"
+      data-redacted="true"
+      title={title}
+    >
+      redacted: {words}
+    </span>
   );
 }

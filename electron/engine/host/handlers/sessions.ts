@@ -73,7 +73,7 @@ export function registerSessionHandlers(on: HandlerRegistry, ctx: HostContext): 
     }),
   );
   on.on('session:record', (p) =>
-    withLive(ctx, p.sessionId, (s) => s.record(p.record, p.path, p.overwrite)),
+    withLive(ctx, p.sessionId, (s) => s.record(p.record, p.path, p.overwrite, p.redact)),
   );
 }
 

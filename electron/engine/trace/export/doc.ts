@@ -48,7 +48,7 @@ interface Facts {
 function facts(sum: TraceSummary, r: Redactor): Facts {
   const rep = sum.report;
   const m = rep.metrics;
-  const command = r.text([rep.server.command, ...rep.server.args].join(' '));
+  const command = r.command([rep.server.command, ...rep.server.args].join(' '));
   const exit = rep.server.exit
     ? rep.server.exit.signal
       ? `killed by ${rep.server.exit.signal}`

@@ -30,7 +30,7 @@ export function toChromeTrace(sum: TraceSummary): ChromeTrace {
     events.push({ name, ph: 'M', ts: 0, pid, tid, args });
   };
   const command = [sum.header.server.command, ...sum.header.server.args].join(' ');
-  meta(SESSION_TID, 'process_name', { name: `MCP server: ${redact.text(command)}` });
+  meta(SESSION_TID, 'process_name', { name: `MCP server: ${redact.command(command)}` });
   meta(SESSION_TID, 'thread_name', { name: 'session' });
 
   const tids = new Map<string, number>();
@@ -110,7 +110,7 @@ export function toChromeTrace(sum: TraceSummary): ChromeTrace {
       sessionPid: pid,
       serverTid: sum.requests.length + 1,
       endMs: end,
-      redact: (text) => redact.text(text),
+      redact: (text) => redact.command(text),
     }),
   );
   if (sum.exit) {
@@ -131,7 +131,7 @@ export function toChromeTrace(sum: TraceSummary): ChromeTrace {
     otherData: {
       source: 'pipescope trace',
       startedAt: new Date(sum.header.startedAt).toISOString(),
-      command: redact.text(command),
+      command: redact.command(command),
       redacted: sum.header.redacted,
       reportRebuilt: sum.reconstructed,
     },
