@@ -211,6 +211,15 @@ describe.runIf(chromiumAvailable())('tapped session', () => {
     expect(await page.getByTestId('session-argv').textContent()).toBe(
       'node dist/electron/demo-servers/slow-producer.js',
     );
+    // Which relay moves the bytes (native where built, on Linux), and the queue counters say
+    // they are Pipescope's observer's, never the host's, and never amber.
+    const relayKind = await page.getByTestId('tap-relay').getAttribute('data-relay');
+    expect(['native', 'node']).toContain(relayKind);
+    if (existsSync(path.join(ROOT, 'dist/electron/tap/pipescope-relay')))
+      expect(relayKind).toBe('native');
+    const queue = page.locator('.counter', { has: page.getByTestId('counter-queue-wait') });
+    expect(await queue.locator('.counter-label').textContent()).toBe('observer wait');
+    expect(await queue.getAttribute('data-tone')).toBe('normal');
 
     // The host's call: pending, its progress and the frame count growing.
     await waitForStatus(page, '7', 'pending');

@@ -174,6 +174,19 @@ describe('FindingsEngine: host-queue-stalled', () => {
     for (let t = 0; t < 10; t++) h.engine.evaluate(tick({ t, dispatcherLongestWaitMs: 900 }));
     expect(find(h, 'host-queue-stalled')?.count).toBe(1);
   });
+
+  it('never in a tapped session: its queue is the observer’s, not the host’s', () => {
+    const h = make();
+    h.engine.evaluate(
+      tick({
+        tapped: true,
+        queueOldestAgeMs: 5000,
+        dispatcherDepth: 500,
+        dispatcherLongestWaitMs: 900,
+      }),
+    );
+    expect(codes(h)).toEqual([]);
+  });
 });
 
 describe('FindingsEngine: episodes and figures', () => {

@@ -286,6 +286,9 @@ export class FindingsEngine {
    * credits (the report's dispatcher wait: the reader stalls only once the spill is full).
    */
   private queueStalled(s: TickState): void {
+    // A tapped session's queue is Pipescope's own observer, not the host's (which the tap
+    // cannot see): its lag is ours, and must never be named as the host's.
+    if (s.tapped) return;
     const b = this.budgets;
     const stalledWait = s.dispatcherLongestWaitMs > b.dispatcherWaitMs;
     const oldMessage = s.queueOldestAgeMs > b.dispatcherWaitMs;

@@ -28,6 +28,8 @@ const TIPS = {
     "Frames over the transport limit (discarded, or the session ended, per the oversize policy); 'dropped': frames the overload policy dropped because the host fell too far behind.",
   queueWait: (m: LiveMetrics | null, budgetMs: number): string =>
     `Queue wait: how long a complete message waited between its last byte arriving and the consumer taking it (the host's own queue, the one host-queue-stalled watches; budget ${formatMs(budgetMs)}). The value is the longest so far; "now" is the oldest message waiting now. "reader": the total time the worker's stdout reader waited for credits (the report's dispatcherWaitMs; longest single wait ${formatMs(m?.dispatcherLongestWaitMs ?? 0)}): it waits only once its bounded spill is full, so it stays low while the queue wait grows.`,
+  observerQueue:
+    "A tapped session: the host's own queue cannot be seen from the tap, so this is Pipescope's observer's, how long a message waited before the observer took it. It runs at a lower priority than the host and the server and falls behind on a busy machine without slowing either; nothing here is the host's.",
   queueDepth: (budget: number): string =>
     `Complete messages waiting for the consumer now (worker spill + hand-off + main queue), and the most at once. Amber over ${formatCount(budget)}.`,
   stdinWait:
@@ -55,6 +57,8 @@ export function CounterStrip({ sessionId }: { sessionId: string }): ReactElement
 
 function MetricCounters({ m, info }: { m: LiveMetrics | null; info: SessionInfo }): ReactElement {
   const lastByte = m?.msSinceLastStdoutByte ?? null;
+  // A tapped session's queue is Pipescope's observer's (TIPS.observerQueue), never the host's.
+  const observer = info.tap != null;
   const midFrame = (m?.inFlightFrameBytes ?? 0) > 0;
   return (
     <>
@@ -126,26 +130,27 @@ function MetricCounters({ m, info }: { m: LiveMetrics | null; info: SessionInfo 
       />
       <Counter
         name="queue-wait"
-        label="queue wait"
+        label={observer ? 'observer wait' : 'queue wait'}
         value={formatMs(m?.queueLongestWaitMs ?? 0)}
         raw={m?.queueLongestWaitMs ?? 0}
         sub={`now ${formatMs(m?.queueWaitMs ?? 0)} · reader ${formatMs(m?.dispatcherWaitMs ?? 0)}`}
         subName="queue-wait-now"
         tone={toneIf(
-          (m?.queueLongestWaitMs ?? 0) > info.budgets.dispatcherWaitMs ||
-            (m?.dispatcherLongestWaitMs ?? 0) > info.budgets.dispatcherWaitMs,
+          !observer &&
+            ((m?.queueLongestWaitMs ?? 0) > info.budgets.dispatcherWaitMs ||
+              (m?.dispatcherLongestWaitMs ?? 0) > info.budgets.dispatcherWaitMs),
           'warn',
         )}
-        title={TIPS.queueWait(m, info.budgets.dispatcherWaitMs)}
+        title={observer ? TIPS.observerQueue : TIPS.queueWait(m, info.budgets.dispatcherWaitMs)}
       />
       <Counter
         name="queue-depth"
-        label="queue depth"
+        label={observer ? 'observer queue' : 'queue depth'}
         value={formatCount(m?.dispatcherDepth ?? 0)}
         raw={m?.dispatcherDepth ?? 0}
         sub={`max ${formatCount(m?.dispatcherMaxDepth ?? 0)}`}
-        tone={toneIf((m?.dispatcherDepth ?? 0) > info.budgets.dispatcherDepth, 'warn')}
-        title={TIPS.queueDepth(info.budgets.dispatcherDepth)}
+        tone={toneIf(!observer && (m?.dispatcherDepth ?? 0) > info.budgets.dispatcherDepth, 'warn')}
+        title={observer ? TIPS.observerQueue : TIPS.queueDepth(info.budgets.dispatcherDepth)}
       />
       <Counter
         name="stdin-wait"
