@@ -119,6 +119,9 @@ async function processPanel(page) {
     undefined,
     { timeout: WAIT },
   );
+  // The panel is the picture: the request detail (the call selected) closed, the panel in view.
+  const close = page.getByTestId('close-request-detail');
+  if (await close.isVisible()) await close.click();
   await page.getByTestId('process-panel').scrollIntoViewIfNeeded();
 }
 
@@ -133,8 +136,10 @@ await runScript(app, 'screenshot', async () => {
   const { page } = app;
   if (values.scenario === 'process') await processPanel(page);
   else await dashboard(page);
-  // No focus ring or hover on the picture.
-  await page.getByTestId('session-state').click();
+  // No focus ring or hover on the picture (a blur, not a click: a click would scroll).
+  await page.evaluate(() => {
+    if (document.activeElement instanceof HTMLElement) document.activeElement.blur();
+  });
   await page.mouse.move(0, 899);
   mkdirSync(path.dirname(out), { recursive: true });
   await page.screenshot({ path: out, animations: 'disabled' });
