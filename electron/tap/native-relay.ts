@@ -19,12 +19,7 @@ import { accessSync, closeSync, constants, openSync } from 'node:fs';
 import type { Readable, Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import type { ExitInfo } from '../wire/protocol.js';
-import {
-  type FromRelay,
-  type RelayToObserver,
-  TAP_OBSERVE_MAX_BYTES,
-  type ToRelay,
-} from '../wire/tap-protocol.js';
+import type { FromRelay, RelayToObserver, ToRelay } from '../wire/tap-protocol.js';
 import { HostReadMeter } from './host-read-meter.js';
 import {
   abandonCommand,
@@ -37,7 +32,7 @@ import {
 } from './native-records.js';
 import type { RelayEnd } from './relay.js';
 import { underDeathSignal } from './spawn-server.js';
-import { Tee } from './tee.js';
+import { relayTees, type Tee } from './tee.js';
 
 const BINARY = fileURLToPath(new URL('./pipescope-relay', import.meta.url));
 const HOST_READ_MIN_BYTES = 64 * 1024;
@@ -59,17 +54,10 @@ export function nativeRelayUnavailable(env: NodeJS.ProcessEnv = process.env): st
 
 export class NativeRelay {
   readonly child: ChildProcess;
-  readonly stdoutTee = new Tee(TAP_OBSERVE_MAX_BYTES, (bytes) => this.gapOf(bytes));
-  readonly stderrTee = new Tee(TAP_OBSERVE_MAX_BYTES, (bytes) => ({
-    type: 'stderr-gap',
-    bytes,
-    t: this.now(),
-  }));
-  readonly stdinTee = new Tee(TAP_OBSERVE_MAX_BYTES, (bytes) => ({
-    type: 'stdin-gap',
-    bytes,
-    t: this.now(),
-  }));
+  /** The copies for the observer's threads (tee.ts relayTees). */
+  readonly stdoutTee: Tee;
+  readonly stderrTee: Tee;
+  readonly stdinTee: Tee;
   readonly done: Promise<RelayEnd>;
   private resolveDone!: (end: RelayEnd) => void;
   private native: ChildProcess | null = null;
@@ -103,6 +91,7 @@ export class NativeRelay {
     private readonly ownStdio = true,
   ) {
     this.base = now();
+    ({ stdout: this.stdoutTee, stderr: this.stderrTee, stdin: this.stdinTee } = relayTees(now));
     this.done = new Promise((resolve) => {
       this.resolveDone = resolve;
     });
@@ -341,10 +330,6 @@ export class NativeRelay {
         { type: 'inject-done', seq: msg.seq, waitedMs: 0, error: 'the server is gone' },
         true,
       );
-  }
-
-  private gapOf(bytes: number): FromRelay {
-    return { type: 'gap', bytes, t: this.now() };
   }
 
   /** Done once the server exited and the native relay delivered everything it read (it ends

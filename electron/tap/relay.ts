@@ -16,18 +16,17 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import type { Readable, Writable } from 'node:stream';
 import type { ExitInfo } from '../wire/protocol.js';
-import {
-  type FromRelay,
-  type RelayHost,
-  type RelayStdin,
-  type RelayToObserver,
-  TAP_OBSERVE_MAX_BYTES,
-  type ToRelay,
+import type {
+  FromRelay,
+  RelayHost,
+  RelayStdin,
+  RelayToObserver,
+  ToRelay,
 } from '../wire/tap-protocol.js';
 import { HostReadMeter } from './host-read-meter.js';
 import { Injector } from './injector.js';
 import { closeHostStdin, underDeathSignal } from './spawn-server.js';
-import { Tee } from './tee.js';
+import { relayTees, type Tee } from './tee.js';
 
 /** Large answers the host's reading of is timed (smaller ones take no time worth showing). */
 const HOST_READ_MIN_BYTES = 64 * 1024;
@@ -48,21 +47,10 @@ export interface RelayEnd {
 
 export class Relay {
   readonly child: ChildProcess;
-  /** Copies for the transport worker that frames stdout (FromRelay). */
-  readonly stdoutTee = new Tee(TAP_OBSERVE_MAX_BYTES, (bytes) => this.gapOf(bytes));
-  /** stderr's copies, to the same worker, under a bound of their own (a gap there is logs
-   *  missing, never a cut in stdout's framing). */
-  readonly stderrTee = new Tee(TAP_OBSERVE_MAX_BYTES, (bytes) => ({
-    type: 'stderr-gap',
-    bytes,
-    t: this.now(),
-  }));
-  /** Copies for the observer thread: the host's lines to the server (RelayToObserver). */
-  readonly stdinTee = new Tee(TAP_OBSERVE_MAX_BYTES, (bytes) => ({
-    type: 'stdin-gap',
-    bytes,
-    t: this.now(),
-  }));
+  /** The copies for the observer's threads (tee.ts relayTees). */
+  readonly stdoutTee: Tee;
+  readonly stderrTee: Tee;
+  readonly stdinTee: Tee;
   private readonly meter: HostReadMeter;
   private readonly host: RelayHost = {
     reading: true,
@@ -99,6 +87,7 @@ export class Relay {
     private readonly io: RelayIo,
     private readonly now: () => number,
   ) {
+    ({ stdout: this.stdoutTee, stderr: this.stderrTee, stdin: this.stdinTee } = relayTees(now));
     this.done = new Promise((resolve) => {
       this.resolveDone = resolve;
     });
@@ -306,10 +295,6 @@ export class Relay {
   }
 
   // ---- state and the end ----
-
-  private gapOf(bytes: number): FromRelay {
-    return { type: 'gap', bytes, t: this.now() };
-  }
 
   private sendState(): void {
     const t = this.now();

@@ -13,7 +13,7 @@
  * the observer's acks.
  */
 
-import type { TeeBatch } from '../wire/tap-protocol.js';
+import { type FromRelay, TAP_OBSERVE_MAX_BYTES, type TeeBatch } from '../wire/tap-protocol.js';
 
 export interface TeePort {
   postMessage(msg: unknown, transfer?: ArrayBuffer[]): void;
@@ -201,4 +201,22 @@ function transferOf(b: TeeBatch): ArrayBuffer[] {
     if (data instanceof ArrayBuffer) out.push(data);
   }
   return out;
+}
+
+/** A relay's three tees (relay.ts, native-relay.ts), each saying a gap in its own words at the
+ *  relay's time: stdout's copies for the transport worker that frames them; stderr's to the same
+ *  worker under a bound of their own (a gap there is logs missing, never a cut in stdout's
+ *  framing); the host's lines for the observer thread. */
+export function relayTees(now: () => number): { stdout: Tee; stderr: Tee; stdin: Tee } {
+  return {
+    stdout: new Tee(
+      TAP_OBSERVE_MAX_BYTES,
+      (bytes): FromRelay => ({ type: 'gap', bytes, t: now() }),
+    ),
+    stderr: new Tee(
+      TAP_OBSERVE_MAX_BYTES,
+      (bytes): FromRelay => ({ type: 'stderr-gap', bytes, t: now() }),
+    ),
+    stdin: new Tee(TAP_OBSERVE_MAX_BYTES, (bytes) => ({ type: 'stdin-gap', bytes, t: now() })),
+  };
 }

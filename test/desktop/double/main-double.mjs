@@ -1,6 +1,6 @@
 /**
  * The stand-in for the `electron` module in the main process: what the resolver hook
- * (hooks.mjs) hands electron/main/main.js for `import … from 'electron'`. It implements only the
+ * (hooks.mjs) hands electron/main/main.js for its imports of the `electron` module. It implements only the
  * members the shell uses, with the rules of Electron's that matter to it (privileged schemes and
  * the sandbox before `ready`, the session and protocol.handle after it, one handler per IPC
  * channel, structured-clone IPC, quit's event sequence, the single-instance lock); anything else
