@@ -29,19 +29,12 @@ import { Outgoing } from './outgoing.js';
 import { RecoveryVerdict } from './recovery-verdict.js';
 import { RequestTable } from './request-table.js';
 import { ResultAuditor } from './result-auditor.js';
+import { watchStart } from './start-watch.js';
 import { StderrRing } from './stderr-ring.js';
 import { type TickState, tickStateOf } from './tick-state.js';
 import { timeoutMessage } from './timeout-forensics.js';
 import { raiseStopFindings, watchTransportFindings } from './transport-findings.js';
-import {
-  type RecoveryResult,
-  type SendOptions,
-  type Sent,
-  SessionError,
-  type SessionEvents,
-  type SessionOptions,
-  spawnErrorMessage,
-} from './types.js';
+import type { RecoveryResult, SendOptions, Sent, SessionEvents, SessionOptions } from './types.js';
 
 const TICK_MS = 100;
 
@@ -153,28 +146,18 @@ export class Session extends EventEmitter<SessionEvents> {
       delayMs: this.config.consumerDelayMs,
       now: () => this.now(),
     });
-    this.started = new Promise((resolve, reject) => {
-      this.transport.once('spawned', (pid) => {
+    this.started = watchStart(this.transport, this.config.command, {
+      spawned: (pid) => {
         this.pid = pid;
         this.setState('running');
         this.evidence.start(pid);
-        resolve();
-      });
-      const fail = (e: { code: string; message: string }): void => {
+      },
+      failed: (e) => {
         this.spawnError = e;
         this.setState('failed');
-        reject(new SessionError(e.code, spawnErrorMessage(this.config.command, e)));
-      };
-      this.transport.once('spawn-error', (e) => {
-        fail(e);
-        // Release the worker and the tick timer: a failed start owns nothing afterwards.
-        void this.stop();
-      });
-      // A worker that dies before it spawns (its entry missing from app.asar.unpacked, a crash
-      // as it loads) fails the start with its reason; wireTransport's `fatal` stops the rest.
-      this.transport.once('fatal', (message) => {
-        if (this.pid === null && !this.spawnError) fail({ code: 'EWORKER', message });
-      });
+      },
+      release: () => void this.stop(),
+      undecided: () => this.pid === null && !this.spawnError,
     });
     this.started.catch(() => {});
     this.wireTransport();
