@@ -310,16 +310,6 @@ describe('formatReportText', () => {
     expect(text).not.toContain('stdout pollution');
     expect(text).not.toContain('stderr (last lines)');
   });
-
-  it('prints only the command and the start error when the server could not start', () => {
-    const text = formatReportText(
-      outcome(
-        { startError: 'spawn nope ENOENT' },
-        { server: { command: 'nope', args: [], pid: null, exit: null } },
-      ),
-    );
-    expect(text).toBe('pipescope probe: nope\n  could not start: spawn nope ENOENT\n');
-  });
 });
 
 describe('buildProgram', () => {

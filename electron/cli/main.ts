@@ -103,11 +103,11 @@ async function probeCommand(argv: string[], flags: ProbeFlags, cmd: Command): Pr
   const trace = flags.trace ? probeTrace(flags.trace, flags.redact) : null;
   const outcome = await runProbe(trace ? { ...options, onSession: trace.attach } : options);
   await trace?.finish(outcome.startError);
+  // A server that could not start: its reason once, as one line on stderr (exit 2, as for any
+  // usage error); --json still prints the report on stdout, the text mode has nothing more.
+  if (outcome.startError) process.stderr.write(`pipescope: ${outcome.startError}\n`);
   if (flags.json) process.stdout.write(`${JSON.stringify(outcome.report, null, 2)}\n`);
-  else process.stdout.write(formatReportText(outcome));
-  // The text report says it already ("could not start: …"); with --json, stdout holds only
-  // the report, so the reason goes to stderr once.
-  if (outcome.startError && flags.json) process.stderr.write(`pipescope: ${outcome.startError}\n`);
+  else if (!outcome.startError) process.stdout.write(formatReportText(outcome));
   return outcome.exitCode;
 }
 

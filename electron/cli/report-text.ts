@@ -43,10 +43,6 @@ export function formatReportText(o: ProbeOutcome): string {
     /\s/.test(a) ? JSON.stringify(a) : a,
   );
   lines.push(`pipescope probe: ${cmd.join(' ')}`);
-  if (o.startError) {
-    lines.push(`  could not start: ${o.startError}`);
-    return `${lines.join('\n')}\n`;
-  }
   const exit = r.server.exit
     ? r.server.exit.signal
       ? `killed by ${r.server.exit.signal}`
