@@ -18,6 +18,7 @@ import {
   startDemo,
   waitForStatus,
 } from './session.js';
+import { shoot } from './shots.js';
 
 describe.runIf(chromiumAvailable())('backpressure: oversized-result', () => {
   const app = setupApp();
@@ -84,6 +85,7 @@ describe.runIf(chromiumAvailable())('backpressure: oversized-result', () => {
       /^resolved at \d+\.\d{3} s, after \d/,
     );
     expect(await page.getByTestId('findings-count').getAttribute('data-active')).toBe('0');
+    await shoot(page, 'finding-resolved');
     await expect.poll(() => counter(page, 'largest-frame')).toBeGreaterThan(8 * MiB);
     expect(await counter(page, 'stdout')).toBeGreaterThan(stdoutAtFinding + 8 * MiB);
     expect(await counter(page, 'frames')).toBeGreaterThan(framesBefore);

@@ -10,6 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { setupApp } from './app.js';
 import { chromiumAvailable } from './harness.js';
 import { newRequestAfter, requestRow, SOON, startDemo, waitForStatus } from './session.js';
+import { shoot } from './shots.js';
 
 async function flood(page: Page, args: Record<string, string>): Promise<string> {
   await page.getByTestId('tool-select').selectOption('flood');
@@ -61,6 +62,9 @@ describe.runIf(chromiumAvailable())('payload search and the lists', () => {
     expect(await page.getByTestId('frames-count').textContent()).toMatch(
       /^4 frames match · searched 6,\d{3} frames/,
     );
+    await shoot(page, 'payload-search', async () => {
+      await page.getByTestId('frames-count').scrollIntoViewIfNeeded();
+    });
 
     // The early mark is older than the 5,000 summaries the list keeps: the host still has it,
     // and the viewer opens it from the search.
