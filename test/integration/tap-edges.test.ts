@@ -6,7 +6,14 @@
  * tap to start a process.
  */
 import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import {
+  closeSync,
+  mkdtempSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  writeFileSync,
+} from 'node:fs';
 import { createServer, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -175,6 +182,31 @@ describe.each(TAP_RELAYS)('tap ($name relay): edges', (relay) => {
     setTimeout(() => c.stdin.write('again\n'), 200);
     expect(await failed).toBe('EPIPE');
     expect((await closed(c))[0]).toBe(0);
+  }, 30_000);
+
+  it('a host whose stdout and stderr are files opened to append: every byte lands there', async () => {
+    // `tap -- server >>out.log 2>>err.log`: splice(2) refuses a file opened O_APPEND (EINVAL).
+    const dir = tmp();
+    const files = ['out.log', 'err.log'].map((f) => path.join(dir, f));
+    for (const f of files) writeFileSync(f, 'before\n');
+    const [out, err] = files.map((f) => openSync(f, 'a'));
+    const c = spawn(
+      process.execPath,
+      [CLI, 'tap', '--no-publish', '--', 'sh', '-c', 'cat; echo err-line >&2; echo last'],
+      {
+        stdio: ['pipe', out, err],
+        env: { ...process.env, PIPESCOPE_TAP_DIR: dir, PIPESCOPE_TRACE_DIR: dir, ...relayEnv },
+      },
+    );
+    for (const fd of [out, err]) closeSync(fd as number);
+    const line = '{"jsonrpc":"2.0","id":1,"result":{}}\n';
+    c.stdin?.end(line);
+    const [code, signal] = await new Promise<[number | null, string | null]>((r) =>
+      c.on('close', (cd, sg) => r([cd, sg])),
+    );
+    expect([code, signal]).toEqual([0, null]);
+    expect(readFileSync(files[0] as string, 'utf8')).toBe(`before\n${line}last\n`);
+    expect(readFileSync(files[1] as string, 'utf8')).toContain('before\nerr-line\n');
   }, 30_000);
 
   it('a listener at the socket cannot make the tap start anything', async () => {

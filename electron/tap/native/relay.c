@@ -16,7 +16,8 @@
  * full the load goes uncopied, a gap), splice P into the host's fd. While the host does not take
  * P, the server is not read: it blocks in write() as it would without the tap, and the tap holds
  * nothing but P. Each piece the host took is described on fd 6 by a mark (offset, length, copied
- * or not, when it was read from the server, when the host's pipe took it).
+ * or not, when it was read from the server, when the host's pipe took it). A host's fd that
+ * splice refuses (a file opened O_APPEND: `2>>log`) is written from a buffer instead (copy_out).
  * Host -> server (stdin): read and write (requests are small), so that Pipescope's own lines (a
  * cancellation) go in between two of the host's lines, never inside one; copies go on fd 6.
  *
@@ -138,6 +139,9 @@ struct out {
   int ring_resident;
   uint64_t off, delivered, load_t;
   int src_eof, done, dst_gone, obs_gone, blocked, released;
+  /* The host's fd takes no splice (a file opened O_APPEND, a device without splice_write): its
+   * bytes go through copy_out. */
+  int copy;
   uint64_t blocked_since, blocked_ns, ending_since;
 };
 
@@ -210,6 +214,28 @@ static size_t ring_copy(struct out *s) {
   return got;
 }
 
+/* P's head to `target` through a buffer, for a host's fd that splice(2) refuses (EINVAL): tee'd
+ * out (P keeps it), written, and as many bytes as the host took dropped from P. As splice:
+ * returns the bytes taken, or -1 and errno. */
+static ssize_t copy_out(struct out *s, int target, size_t k) {
+  static char buf[LOAD];
+  ssize_t n = tee(s->p[0], s->scratch[1], k < LOAD ? k : LOAD, SPLICE_F_NONBLOCK);
+  if (n <= 0) {
+    if (n == 0) errno = EAGAIN;
+    return -1;
+  }
+  size_t got = 0;
+  while (got < (size_t)n) {
+    ssize_t r = read(s->scratch[0], buf + got, (size_t)n - got);
+    if (r <= 0) fail("reading the scratch pipe");
+    got += (size_t)r;
+  }
+  ssize_t w = write(target, buf, got);
+  if (w > 0 && splice(s->p[0], NULL, devnull, NULL, (size_t)w, SPLICE_F_NONBLOCK) != w)
+    fail("dropping what the host took");
+  return w;
+}
+
 /* Copies to the tap, at most `budget` bytes: only when the host's path has nothing to move, so
  * that handing them over never delays a byte to the host (it runs between a burst's loads, and
  * after the burst). O's go first, then the ring's (in order). Returns whether anything moved. */
@@ -270,7 +296,12 @@ static int out_step(struct out *s) {
     size_t k = s->teed ? s->teed : s->in_p;
     /* stderr the host no longer takes goes on into /dev/null: the server must never block. */
     int target = s->dst_gone ? devnull : s->dst;
-    ssize_t n = splice(s->p[0], NULL, target, NULL, k, SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
+    ssize_t n = s->copy ? copy_out(s, target, k)
+                        : splice(s->p[0], NULL, target, NULL, k, SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
+    if (n < 0 && errno == EINVAL && !s->copy) {
+      s->copy = 1; /* the host's fd is not one splice writes to: not a host gone */
+      n = copy_out(s, target, k);
+    }
     t = now_ns();
     if (n > 0) {
       set_blocked(s, 0, t);
