@@ -154,6 +154,32 @@ describe.each(TAP_RELAYS)('tap ($name relay): edges', (relay) => {
     expect(out()).toBe('hi\n');
   }, 30_000);
 
+  it('a child left holding stdout: what the server wrote before its exit reaches a host that reads late', async () => {
+    // The host's stdout is a pipe (64 KiB) it reads only well after the server's exit, when the
+    // tap has stopped waiting for the pipes' end: the server's last bytes are still in its
+    // socket then, written (its write returned, it exited): they are the host's.
+    const dir = tmp();
+    const written = path.join(dir, 'written');
+    const server = `head -c 150000 /dev/zero; touch ${written}; sleep 30 & echo $! > ${dir}/child; exit 0`;
+    const host = [
+      `${JSON.stringify(process.execPath)} ${JSON.stringify(CLI)} tap --no-publish -- sh -c '${server}' </dev/null 2>/dev/null`,
+      `| { i=0; while [ ! -e ${written} ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i+1)); done; sleep 2.5; wc -c; }`,
+    ].join(' ');
+    const c = spawn('sh', ['-c', host], {
+      env: { ...process.env, PIPESCOPE_TAP_DIR: dir, PIPESCOPE_TRACE_DIR: dir, ...relayEnv },
+    });
+    running.add(c);
+    const out = collect(c.stdout);
+    await closed(c);
+    try {
+      process.kill(Number(readFileSync(path.join(dir, 'child'), 'utf8')), 'SIGKILL');
+    } catch {
+      // gone already
+    }
+    expect(readdirSync(dir)).toContain('written');
+    expect(out().trim()).toBe('150000');
+  }, 30_000);
+
   it('a tap killed outright (SIGKILL) takes its server with it, as the host’s SIGKILL would', async () => {
     const c = tap(['--no-publish', '--', 'sh', '-c', 'trap "" TERM; exec sleep 30'], tmp());
     const children = (): number[] => {

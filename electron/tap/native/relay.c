@@ -35,6 +35,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <time.h>
@@ -143,11 +144,20 @@ struct out {
    * bytes go through copy_out. */
   int copy;
   uint64_t blocked_since, blocked_ns, ending_since;
+  /* Once the tap said abandon: what the server's end still held then (FIONREAD), to read. */
+  size_t abandon_left;
 };
 
 static struct out outs[2];
 static int abandoning;
 static int devnull = -1;
+
+/* Whether the server's end is still read: until its end, and once the tap said abandon (the
+ * server exited, what it left holds the pipe) only for the bytes it held then: written before
+ * the exit, the host would have had them without the tap. */
+static int reading(const struct out *s) {
+  return !s->src_eof && (!abandoning || s->abandon_left > 0);
+}
 
 static void out_init(struct out *s, int dir, int src, int dst, int obs) {
   memset(s, 0, sizeof *s);
@@ -271,9 +281,11 @@ static int out_step(struct out *s) {
   int moved = 0;
   uint64_t t;
   if (s->done) return 0;
-  if (s->in_p == 0 && !s->src_eof && !abandoning) {
-    ssize_t n = splice(s->src, NULL, s->p[1], NULL, LOAD, SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
+  if (s->in_p == 0 && reading(s)) {
+    size_t want = abandoning && s->abandon_left < LOAD ? s->abandon_left : LOAD;
+    ssize_t n = splice(s->src, NULL, s->p[1], NULL, want, SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
     if (n > 0) {
+      if (abandoning) s->abandon_left -= (size_t)n < s->abandon_left ? (size_t)n : s->abandon_left;
       s->in_p = (size_t)n;
       s->teed = 0;
       s->load_t = now_ns();
@@ -323,20 +335,20 @@ static int out_step(struct out *s) {
       moved = 1;
     }
   }
-  if (s->in_p == 0 && (s->src_eof || abandoning) && !s->released) {
+  if (s->in_p == 0 && !reading(s) && !s->released) {
     /* The host has all of it: let go of its fd now, so it sees the end when it would without
      * the tap, while the last copies still go to the tap. */
     s->released = 1;
     if (!s->dst_gone) dup2(devnull, s->dst);
   }
-  if (s->in_p == 0 && (s->src_eof || abandoning) && (s->in_o > 0 || s->ring_len > 0) &&
+  if (s->in_p == 0 && !reading(s) && (s->in_o > 0 || s->ring_len > 0) &&
       !s->obs_gone) {
     /* The copies still in O go to the tap first, for so long: it may be gone or stuck. */
     uint64_t t2 = now_ns();
     if (!s->ending_since) s->ending_since = t2;
     else if (t2 - s->ending_since > OBS_DRAIN_NS) s->obs_gone = 1;
   }
-  if (s->in_p == 0 && (s->src_eof || abandoning) &&
+  if (s->in_p == 0 && !reading(s) &&
       ((s->in_o == 0 && s->ring_len == 0) || s->obs_gone) && !s->done) {
     s->done = 1;
     uint64_t u[2] = {now_ns(), s->off};
@@ -544,8 +556,14 @@ static void read_commands(void) {
           else inj_head = j;
           inj_tail = j;
         }
-      } else if (h[0] == C_ABANDON) {
+      } else if (h[0] == C_ABANDON && !abandoning) {
         abandoning = 1;
+        for (int i = 0; i < 2; i++) {
+          struct out *s = &outs[i];
+          int queued = 0;
+          if (!s->src_eof && ioctl(s->src, FIONREAD, &queued) == 0 && queued > 0)
+            s->abandon_left = (size_t)queued;
+        }
       }
       memmove(cmd_buf, cmd_buf + 8 + len, cmd_len - 8 - len);
       cmd_len -= 8 + len;
@@ -608,7 +626,7 @@ int main(void) {
     for (int i = 0; i < 2; i++) {
       struct out *s = &outs[i];
       if (s->done) continue;
-      if (s->in_p == 0 && !s->src_eof && !abandoning) p[n++] = (struct pollfd){s->src, POLLIN, 0};
+      if (s->in_p == 0 && reading(s)) p[n++] = (struct pollfd){s->src, POLLIN, 0};
       if (s->in_p > 0 && !s->dst_gone) p[n++] = (struct pollfd){s->dst, POLLOUT, 0};
       if ((s->in_o > 0 || s->ring_len > 0) && !s->obs_gone)
         p[n++] = (struct pollfd){s->obs, POLLOUT, 0};
