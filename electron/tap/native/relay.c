@@ -21,10 +21,10 @@
  * Host -> server (stdin): read and write (requests are small), so that Pipescope's own lines (a
  * cancellation) go in between two of the host's lines, never inside one; copies go on fd 6.
  *
- * Nothing here ever writes fd 1 but the server's bytes. SIGPIPE, SIGINT, SIGTERM, SIGHUP and
- * SIGQUIT are ignored: the tap forwards the host's signals to the server, and this process ends
- * when the server's output has ended and reached the host (or the tap says abandon, or dies:
- * PR_SET_PDEATHSIG). Memory: fixed buffers, and the control queue under CTRL_MAX.
+ * Nothing here ever writes fd 1 but the server's bytes. SIGPIPE, SIGINT, SIGTERM, SIGHUP,
+ * SIGQUIT, SIGUSR1 and SIGUSR2 are ignored: the tap forwards the host's signals to the server,
+ * and this process ends when the server's output has ended and reached the host (or the tap
+ * says abandon, or dies: PR_SET_PDEATHSIG). Memory: fixed buffers, and the control queue under CTRL_MAX.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -585,6 +585,10 @@ int main(void) {
   signal(SIGTERM, SIG_IGN);
   signal(SIGHUP, SIG_IGN);
   signal(SIGQUIT, SIG_IGN);
+  /* The tap's own (a dump) and one it forwards: sent to the host's process group, they reach
+   * this process too, whose default is to die of them. */
+  signal(SIGUSR1, SIG_IGN);
+  signal(SIGUSR2, SIG_IGN);
   for (int fd = 0; fd <= OBS_ERR; fd++) {
     if (fcntl(fd, F_GETFD) < 0) fail("a descriptor the tap should have given");
     nonblock(fd);
