@@ -58,6 +58,9 @@ enum { C_INJECT = 1, C_ABANDON = 2 };
 #define STDIN_BUF (64 * 1024)
 #define CTRL_MAX (16 * 1024 * 1024)
 #define CMD_MAX (1024 * 1024)
+#define MARK_BYTES (8 + 4 * 8)
+#define STATE_BYTES (8 + 11 * 8)
+#define GAP_BYTES (8 + 3 * 8)
 #define STATE_EVERY_NS 100000000ull
 #define STATE_MIN_NS 5000000ull
 #define OBS_DRAIN_NS 5000000000ull
@@ -146,6 +149,9 @@ struct out {
   uint64_t blocked_since, blocked_ns, ending_since;
   /* Once the tap said abandon: what the server's end still held then (FIONREAD), to read. */
   size_t abandon_left;
+  /* Uncopied pieces while the control queue is past its bound, one mark once there is room. */
+  uint64_t gap_off, gap_n, gap_read, gap_taken;
+  int gap_flags;
 };
 
 static struct out outs[2];
@@ -172,7 +178,29 @@ static void out_init(struct out *s, int dir, int src, int dst, int obs) {
   fcntl(s->o[1], F_SETPIPE_SZ, OBS_PIPE); /* the observer's slack; best effort */
 }
 
+static void gap_flush(struct out *s) {
+  if (!s->gap_n) return;
+  uint64_t u[4] = {s->gap_off, s->gap_n, s->gap_read, s->gap_taken};
+  record(R_MARK, s->dir, s->gap_flags, u, 4, NULL, 0);
+  s->gap_n = 0;
+}
+
 static void mark(struct out *s, size_t n, int flags, uint64_t t) {
+  if (!(flags & F_OBSERVED) && !cq_room(MARK_BYTES)) {
+    /* Past the queue's bound (the tap is stuck, or far behind): uncopied pieces that follow
+     * each other are told as one, so that the queue stops growing with the traffic. */
+    if (s->gap_n && s->gap_flags != flags) gap_flush(s);
+    if (!s->gap_n) {
+      s->gap_off = s->off;
+      s->gap_read = s->load_t;
+      s->gap_flags = flags;
+    }
+    s->gap_n += n;
+    s->gap_taken = t;
+    s->off += n;
+    return;
+  }
+  gap_flush(s);
   uint64_t u[4] = {s->off, n, s->load_t, t};
   record(R_MARK, s->dir, flags, u, 4, NULL, 0);
   s->off += n;
@@ -185,6 +213,7 @@ static void out_dst_gone(struct out *s, uint64_t t) {
   if (s->dst_gone) return;
   s->dst_gone = 1;
   set_blocked(s, 0, t);
+  gap_flush(s);
   uint64_t u[1] = {t};
   record(R_HOST_GONE, s->dir, 0, u, 1, NULL, 0);
   if (s->teed) mark(s, s->teed, F_OBSERVED | F_UNDELIVERED, t);
@@ -295,7 +324,9 @@ static int out_step(struct out *s) {
       moved = 1;
     }
   }
-  if (s->in_p > 0 && s->teed == 0 && !s->obs_gone) {
+  /* Past the control queue's bound no copy is made: the marks that would say where it goes
+   * could not be queued (an uncopied piece's can: it merges with the one before). */
+  if (s->in_p > 0 && s->teed == 0 && !s->obs_gone && cq_room(MARK_BYTES)) {
     ssize_t n = s->ring_len ? 0 : tee(s->p[0], s->o[1], s->in_p, SPLICE_F_NONBLOCK);
     if (n > 0) {
       s->teed = (size_t)n;
@@ -329,6 +360,7 @@ static int out_step(struct out *s) {
       else {
         s->dst_gone = 1;
         set_blocked(s, 0, t);
+        gap_flush(s);
         uint64_t u[1] = {t};
         record(R_HOST_GONE, s->dir, 0, u, 1, NULL, 0);
       }
@@ -351,6 +383,7 @@ static int out_step(struct out *s) {
   if (s->in_p == 0 && !reading(s) &&
       ((s->in_o == 0 && s->ring_len == 0) || s->obs_gone) && !s->done) {
     s->done = 1;
+    gap_flush(s);
     uint64_t u[2] = {now_ns(), s->off};
     record(R_EOF, s->dir, 0, u, 2, NULL, 0);
     if (s->src >= 0) close(s->src);
@@ -364,6 +397,15 @@ static int out_step(struct out *s) {
 
 static char in_buf[STDIN_BUF];
 static size_t in_len, in_off;
+/* The host's bytes read while the control queue was past its bound: one gap once there is room. */
+static uint64_t in_gap_t, in_gap_off, in_gap_n;
+
+static void in_gap_flush(void) {
+  if (!in_gap_n) return;
+  uint64_t g[3] = {in_gap_t, in_gap_off, in_gap_n};
+  record(R_STDIN_GAP, 0, 0, g, 3, NULL, 0);
+  in_gap_n = 0;
+}
 static int in_eof, in_closed, in_at_line_end = 1, in_blocked;
 static uint64_t in_read, in_written, in_blocked_since, in_wait_ns;
 
@@ -464,15 +506,21 @@ static int in_step(void) {
       in_len = (size_t)r;
       in_off = 0;
       uint64_t u[2] = {t, in_read};
-      if (cq_room((size_t)r + 24)) record(R_STDIN, 0, 0, u, 2, in_buf, (size_t)r);
-      else {
-        uint64_t g[3] = {t, in_read, (uint64_t)r};
-        record(R_STDIN_GAP, 0, 0, g, 3, NULL, 0);
+      if (cq_room((size_t)r + 24)) {
+        in_gap_flush();
+        record(R_STDIN, 0, 0, u, 2, in_buf, (size_t)r);
+      } else {
+        if (!in_gap_n) {
+          in_gap_t = t;
+          in_gap_off = in_read;
+        }
+        in_gap_n += (uint64_t)r;
       }
       in_read += (size_t)r;
       moved = 1;
     } else if (r == 0 || (errno != EAGAIN && errno != EINTR)) {
       in_eof = 1;
+      in_gap_flush();
       uint64_t u[1] = {t};
       record(R_STDIN_EOF, 0, 0, u, 1, NULL, 0);
       moved = 1;
@@ -501,8 +549,12 @@ static void set_blocked(struct out *s, int on, uint64_t t) {
   if (s->dir == 0) state_dirty = 1;
 }
 
-static void send_state(uint64_t t) {
+/* Past the control queue's bound a state is left out (the next one says it all), unless `last`. */
+static void send_state(uint64_t t, int last) {
   struct out *s = &outs[0];
+  last_state_at = t;
+  state_dirty = 0;
+  if (!last && !cq_room(STATE_BYTES)) return;
   uint64_t u[11] = {t,
                     (uint64_t)s->blocked,
                     s->blocked ? s->blocked_since : 0,
@@ -515,8 +567,6 @@ static void send_state(uint64_t t) {
                     in_wait_ns + (in_blocked ? t - in_blocked_since : 0),
                     (uint64_t)in_closed};
   record(R_STATE, 0, 0, u, 11, NULL, 0);
-  last_state_at = t;
-  state_dirty = 0;
 }
 
 static char cmd_buf[CMD_MAX + 16];
@@ -620,8 +670,12 @@ int main(void) {
     }
     uint64_t t = now_ns();
     if (state_dirty ? t - last_state_at >= STATE_MIN_NS : t - last_state_at >= STATE_EVERY_NS)
-      send_state(t);
+      send_state(t, 0);
     if (outs[0].done && outs[1].done) break;
+    /* What waited for room in the queue, once it has some. */
+    for (int i = 0; i < 2; i++)
+      if (outs[i].gap_n && cq_room(MARK_BYTES)) gap_flush(&outs[i]);
+    if (in_gap_n && cq_room(GAP_BYTES)) in_gap_flush();
     /* What this round said goes to the tap before waiting: one write a round, not a record. */
     cq_flush();
 
@@ -654,7 +708,7 @@ int main(void) {
     }
   }
   /* Everything is delivered: say so, and let the tap read the last records. */
-  send_state(now_ns());
+  send_state(now_ns(), 1);
   uint64_t done[1] = {now_ns()};
   record(R_DONE, 0, 0, done, 1, NULL, 0);
   /* The last records: wait for the tap to take them, so long (it may be gone or stuck). */
