@@ -4,7 +4,8 @@
  * For what the tap itself cannot be made to do: be stuck, or send the relay odd commands.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { MiB } from './helpers.js';
+import { injectCommand } from '../../dist/electron/tap/native-records.js';
+import { MiB, waitFor } from './helpers.js';
 import { piecesText, type RelayRun, startRelay, stopRelay } from './relay-wire.js';
 import { TAP_RELAYS } from './tap-relays.js';
 
@@ -61,4 +62,24 @@ describe.runIf(native)('the native relay, driven directly', () => {
     const eof = r.records.find((x) => x.type === 'eof' && x.dir === 0);
     expect(eof).toMatchObject({ total: got });
   }, 60_000);
+
+  it("an empty line of Pipescope's is done at once, and the host's lines go on", async () => {
+    const r = start(['cat']);
+    r.hostErr?.resume();
+    let out = '';
+    r.hostOut?.on('data', (d: Buffer) => {
+      out += d.toString();
+    });
+    r.ctrl.write(injectCommand(7, new Uint8Array(0)));
+    await waitFor(
+      () => r.records.some((x) => x.type === 'inject-done' && x.seq === 7),
+      5000,
+      'the empty line done',
+    );
+    expect(r.records.find((x) => x.type === 'inject-done')).toMatchObject({ seq: 7, error: null });
+    r.hostIn?.write('{"id":1}\n');
+    await waitFor(() => out === '{"id":1}\n', 5000, "the host's line through");
+    r.hostIn?.end();
+    expect((await r.exited)[0]).toBe(0);
+  });
 });

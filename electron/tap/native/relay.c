@@ -591,21 +591,23 @@ static void read_commands(void) {
         fail("a command over its limit");
       }
       if (cmd_len < 8 + (size_t)len) break;
-      if (h[0] == C_INJECT && len >= 8) {
+      if (h[0] == C_INJECT && len >= 8 && (in_closed || len == 8)) {
+        /* Nowhere to write it, or nothing to write (a write of 0 bytes returns 0, which
+         * to_server would take for a closed stdin): done at once. */
+        uint64_t u[2] = {0, 0};
+        memcpy(&u[0], cmd_buf + 8, 8);
+        const char *error = in_closed ? "server closed stdin" : NULL;
+        record(R_INJECT_DONE, 0, 0, u, 2, error, error ? strlen(error) : 0);
+      } else if (h[0] == C_INJECT && len > 8) {
         struct inject *j = calloc(1, sizeof *j);
         if (!j || !(j->data = malloc(len - 8))) fail("out of memory");
         memcpy(&j->seq, cmd_buf + 8, 8);
         memcpy(j->data, cmd_buf + 16, len - 8);
         j->len = len - 8;
         j->at = now_ns();
-        if (in_closed) {
-          inj_head = inj_tail = j;
-          inject_done(j, "server closed stdin");
-        } else {
-          if (inj_tail) inj_tail->next = j;
-          else inj_head = j;
-          inj_tail = j;
-        }
+        if (inj_tail) inj_tail->next = j;
+        else inj_head = j;
+        inj_tail = j;
       } else if (h[0] == C_ABANDON && !abandoning) {
         abandoning = 1;
         for (int i = 0; i < 2; i++) {
