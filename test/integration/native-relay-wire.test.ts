@@ -63,6 +63,20 @@ describe.runIf(native)('the native relay, driven directly', () => {
     expect(eof).toMatchObject({ total: got });
   }, 60_000);
 
+  it("a line of Pipescope's still waiting when the relay ends is said to have failed", async () => {
+    // The host is inside a line (no newline yet): the line waits for its end, which never comes.
+    const r = start(['sh', '-c', 'sleep 0.5']);
+    r.hostOut?.resume();
+    r.hostErr?.resume();
+    r.hostIn?.write('{"id":1,');
+    await new Promise((ok) => setTimeout(ok, 100));
+    r.ctrl.write(injectCommand(9, Buffer.from('{"cancel":1}\n')));
+    expect((await r.exited)[0]).toBe(0);
+    const done = r.records.find((x) => x.type === 'inject-done' && x.seq === 9);
+    expect(done, 'an inject-done for the waiting line').toBeDefined();
+    expect(done).toMatchObject({ error: expect.any(String) });
+  });
+
   it("an empty line of Pipescope's is done at once, and the host's lines go on", async () => {
     const r = start(['cat']);
     r.hostErr?.resume();

@@ -709,7 +709,11 @@ int main(void) {
       /* A peer that hung up reads as EOF or EPIPE in the next step. */
     }
   }
-  /* Everything is delivered: say so, and let the tap read the last records. */
+  /* Everything is delivered: say so, and let the tap read the last records. Pipescope's lines
+   * still waiting (the host inside a line, the server not reading) will never be written: said,
+   * as the Node relay says it (the tap's session waits for each line's outcome). */
+  if (!ctrl_gone) read_commands();
+  inject_fail_all("the server is gone");
   send_state(now_ns(), 1);
   uint64_t done[1] = {now_ns()};
   record(R_DONE, 0, 0, done, 1, NULL, 0);
