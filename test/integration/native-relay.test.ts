@@ -176,6 +176,35 @@ describe('the native relay', () => {
   );
 
   it.runIf(process.platform === 'linux')(
+    'a host that closes its stdout: the server, blocked writing, gets EPIPE as without the tap',
+    async () => {
+      // The host reads a little, then closes its pipe while the server is blocked in write()
+      // with more bytes waiting in its socket: its write must fail with EPIPE (as a pipe's
+      // would), not ECONNRESET (a socket closed with bytes unread).
+      const dir = mkdtempSync(path.join(tmpdir(), 'native-relay-'));
+      const server = `const b = Buffer.alloc(4096, 120); try { for (;;) require('fs').writeSync(1, b); } catch (e) { require('fs').writeSync(2, e.code + '\\n'); process.exit(5); }`;
+      const node = JSON.stringify(process.execPath);
+      const host = '| { head -c 10 >/dev/null; sleep 0.5; }';
+      const run = (cmd: string, err: string): Promise<string> =>
+        new Promise((resolve) => {
+          const c = spawn('sh', ['-c', `${cmd} </dev/null 2>${path.join(dir, err)} ${host}`], {
+            env: { ...process.env, PIPESCOPE_TAP_DIR: dir, PIPESCOPE_TRACE_DIR: dir },
+          });
+          running.add(c);
+          c.on('close', () => resolve(readFileSync(path.join(dir, err), 'utf8')));
+        });
+      const direct = await run(`${node} -e "${server}"`, 'direct.txt');
+      const tapped = await run(
+        `${node} ${JSON.stringify(CLI)} tap --no-publish -- ${node} -e "${server}"`,
+        'tapped.txt',
+      );
+      expect(direct.split('\n')[0]).toBe('EPIPE');
+      expect(tapped.split('\n')[0]).toBe('EPIPE');
+    },
+    30_000,
+  );
+
+  it.runIf(process.platform === 'linux')(
     'a native relay that dies mid-session is said, and ends the server (no orphan)',
     async () => {
       const c = start([

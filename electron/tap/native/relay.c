@@ -38,6 +38,7 @@
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -208,8 +209,9 @@ static void mark(struct out *s, size_t n, int flags, uint64_t t) {
 
 static void set_blocked(struct out *s, int on, uint64_t t);
 
-/* The host closed its end: what P holds is never delivered; the server's next write fails. */
-static void out_dst_gone(struct out *s, uint64_t t) {
+/* The host closed its end: what P holds is never delivered; the server's next write fails as
+ * the relay's did (`err`: EPIPE, or ECONNRESET from a host's socket closed with bytes unread). */
+static void out_dst_gone(struct out *s, uint64_t t, int err) {
   if (s->dst_gone) return;
   s->dst_gone = 1;
   set_blocked(s, 0, t);
@@ -219,7 +221,15 @@ static void out_dst_gone(struct out *s, uint64_t t) {
   if (s->teed) mark(s, s->teed, F_OBSERVED | F_UNDELIVERED, t);
   if (s->in_p > s->teed) mark(s, s->in_p - s->teed, F_UNDELIVERED, t);
   s->in_p = s->teed = 0;
-  if (s->dir == 0) { /* stdout: as without the tap, the server's writes now fail (EPIPE) */
+  if (s->dir == 0) { /* stdout: as without the tap, the server's writes now fail */
+    /* A socket closed with bytes unread makes its peer's next write fail with ECONNRESET, not
+     * the EPIPE a closed pipe gives: no more reads first (its writes fail with EPIPE from here
+     * on), then what it holds dropped, then the close. */
+    if (err != ECONNRESET && shutdown(s->src, SHUT_RD) == 0) {
+      static char sink[LOAD];
+      while (read(s->src, sink, sizeof sink) > 0) {
+      }
+    }
     close(s->src);
     s->src = -1;
     s->src_eof = 1;
@@ -356,7 +366,7 @@ static int out_step(struct out *s) {
     } else if (n < 0 && errno == EAGAIN) {
       set_blocked(s, 1, t);
     } else if (n < 0 && errno != EINTR) {
-      if (s->dir == 0) out_dst_gone(s, t);
+      if (s->dir == 0) out_dst_gone(s, t, errno);
       else {
         s->dst_gone = 1;
         set_blocked(s, 0, t);
