@@ -65,12 +65,14 @@ describe.runIf(native)('the native relay, driven directly', () => {
 
   it("a line of Pipescope's still waiting when the relay ends is said to have failed", async () => {
     // The host is inside a line (no newline yet): the line waits for its end, which never comes.
-    const r = start(['sh', '-c', 'sleep 0.5']);
+    const r = start(['sleep', '30']);
     r.hostOut?.resume();
     r.hostErr?.resume();
     r.hostIn?.write('{"id":1,');
-    await new Promise((ok) => setTimeout(ok, 100));
+    await waitFor(() => r.records.some((x) => x.type === 'stdin'), 5000, 'the host line read');
     r.ctrl.write(injectCommand(9, Buffer.from('{"cancel":1}\n')));
+    await new Promise((ok) => setTimeout(ok, 300));
+    r.server.kill('SIGTERM'); // its output ends: the relay ends with the line still waiting
     expect((await r.exited)[0]).toBe(0);
     const done = r.records.find((x) => x.type === 'inject-done' && x.seq === 9);
     expect(done, 'an inject-done for the waiting line').toBeDefined();

@@ -161,6 +161,8 @@ describe('the native relay', () => {
         err += d.toString();
       });
       const relay = await relayOf(c);
+      // The tap's own handlers are installed just after the relay starts: not before them.
+      await new Promise((r) => setTimeout(r, 700));
       const group = c.pid as number;
       process.kill(-group, 'SIGUSR2');
       await new Promise((r) => setTimeout(r, 700));

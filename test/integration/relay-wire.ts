@@ -28,7 +28,7 @@ export interface RelayRun {
   ctrlBytes: () => number;
   /** Stdout's and stderr's copies put back together with their marks (pieces in order). */
   pieces: [Piece[], Piece[]];
-  /** The relay's exit. */
+  /** The relay's exit, once its records and copies are all read. */
   exited: Promise<[number | null, NodeJS.Signals | null]>;
 }
 
@@ -74,9 +74,14 @@ export function startRelay(argv: string[], o: RelayOptions = {}): RelayRun {
     copies[dir].on('data', (c: Buffer) => out[dir]?.bytes(c));
     copies[dir].on('error', () => {});
   }
-  const exited = new Promise<[number | null, NodeJS.Signals | null]>((r) =>
-    relay.once('exit', (code, signal) => r([code, signal])),
-  );
+  const closed = (s: Readable): Promise<void> => new Promise((r) => s.once('close', () => r()));
+  const exited = Promise.all([
+    new Promise<[number | null, NodeJS.Signals | null]>((r) =>
+      relay.once('exit', (code, signal) => r([code, signal])),
+    ),
+    closed(ctrl),
+    ...copies.map(closed),
+  ]).then(([exit]) => exit);
   return {
     server,
     relay,
