@@ -5,7 +5,7 @@
  * killed outright, a server that closes its stdin, and a listener at the socket that asks the
  * tap to start a process.
  */
-import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
+import { type ChildProcessWithoutNullStreams, spawn, spawnSync } from 'node:child_process';
 import {
   closeSync,
   mkdtempSync,
@@ -233,6 +233,37 @@ describe.each(TAP_RELAYS)('tap ($name relay): edges', (relay) => {
     expect([code, signal]).toEqual([0, null]);
     expect(readFileSync(files[0] as string, 'utf8')).toBe(`before\n${line}last\n`);
     expect(readFileSync(files[1] as string, 'utf8')).toContain('before\nerr-line\n');
+  }, 30_000);
+
+  it("the host's stdin and stdout are left as the tap found them (blocking)", async () => {
+    // A terminal, or a pipe the host shares with others: O_NONBLOCK set on it and left there
+    // makes the next program that reads it fail (EAGAIN). Fds of our own, shared with the tap.
+    const dir = tmp();
+    const fifos = ['in', 'out'].map((f) => path.join(dir, f));
+    for (const f of fifos) expect(spawnSync('mkfifo', [f]).status).toBe(0);
+    const [stdin, stdout] = fifos.map((f) => openSync(f, 'r+')) as [number, number];
+    const nonblocking = (fd: number): boolean =>
+      (Number.parseInt(
+        /flags:\s+(\d+)/.exec(readFileSync(`/proc/self/fdinfo/${fd}`, 'utf8'))?.[1] ?? '0',
+        8,
+      ) &
+        0o4000) !==
+      0;
+    expect([nonblocking(stdin), nonblocking(stdout)]).toEqual([false, false]);
+    const c = spawn(
+      process.execPath,
+      [CLI, 'tap', '--no-publish', '--', 'sh', '-c', 'head -n 1; echo done'],
+      {
+        stdio: [stdin, stdout, 'pipe'],
+        env: { ...process.env, PIPESCOPE_TAP_DIR: dir, PIPESCOPE_TRACE_DIR: dir, ...relayEnv },
+      },
+    );
+    c.stderr?.resume();
+    writeFileSync(fifos[0] as string, '{}\n');
+    const code = await new Promise<number | null>((r) => c.on('close', (cd) => r(cd)));
+    expect(code).toBe(0);
+    expect([nonblocking(stdin), nonblocking(stdout)]).toEqual([false, false]);
+    for (const fd of [stdin, stdout]) closeSync(fd);
   }, 30_000);
 
   it('a listener at the socket cannot make the tap start anything', async () => {

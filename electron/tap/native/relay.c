@@ -39,6 +39,7 @@
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -73,10 +74,25 @@ static uint64_t now_ns(void) {
   return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
+/* The host's fds 0 and 1 as the relay found them (-1: let go). O_NONBLOCK goes on their open
+ * file descriptions, which others may share (a terminal): they get their flags back once the
+ * relay is done with them. (fd 2 is the tap's too: Node puts its flags back as the tap exits.) */
+static int host_flags[2] = {-1, -1};
+/* Whether the host's fds 0, 1 and 2 are not all apart (`2>&1`, one socket both ways): then the
+ * flags come back only once the relay is done with all of them. */
+static int host_shared;
+
+static void host_restore(int fd) {
+  if (host_flags[fd] >= 0) fcntl(fd, F_SETFL, host_flags[fd]);
+  host_flags[fd] = -1;
+}
+
 static void fail(const char *what) {
   char msg[256];
   int n = snprintf(msg, sizeof msg, "pipescope-relay: %s: %s\n", what, strerror(errno));
   if (n > 0 && write(HOST_ERR, msg, (size_t)n) < 0) { /* nothing left to tell */ }
+  host_restore(HOST_IN);
+  host_restore(HOST_OUT);
   _exit(70);
 }
 
@@ -381,6 +397,7 @@ static int out_step(struct out *s) {
     /* The host has all of it: let go of its fd now, so it sees the end when it would without
      * the tap, while the last copies still go to the tap. */
     s->released = 1;
+    if (s->dst == HOST_OUT && !host_shared) host_restore(HOST_OUT);
     if (!s->dst_gone) dup2(devnull, s->dst);
   }
   if (s->in_p == 0 && !reading(s) && (s->in_o > 0 || s->ring_len > 0) &&
@@ -447,6 +464,7 @@ static void stdin_closed(void) {
   /* The host's next write fails (EPIPE), as it would have without the tap: the tap itself has
    * let go of fd 0 already; /dev/null takes its number here. */
   int fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+  if (!host_shared) host_restore(HOST_IN);
   if (fd >= 0) {
     dup2(fd, HOST_IN);
     close(fd);
@@ -653,8 +671,15 @@ int main(void) {
   signal(SIGUSR2, SIG_IGN);
   for (int fd = 0; fd <= OBS_ERR; fd++) {
     if (fcntl(fd, F_GETFD) < 0) fail("a descriptor the tap should have given");
+    if (fd <= HOST_OUT) host_flags[fd] = fcntl(fd, F_GETFL);
     nonblock(fd);
   }
+  struct stat st[3];
+  for (int fd = 0; fd < 3; fd++)
+    if (fstat(fd, &st[fd]) < 0) fail("fstat");
+  for (int a = 0; a < 3; a++)
+    for (int b = a + 1; b < 3; b++)
+      if (st[a].st_dev == st[b].st_dev && st[a].st_ino == st[b].st_ino) host_shared = 1;
   devnull = open("/dev/null", O_WRONLY | O_CLOEXEC);
   if (devnull < 0) fail("/dev/null");
   out_init(&outs[0], 0, SRV_OUT, HOST_OUT, OBS_OUT);
@@ -722,6 +747,8 @@ int main(void) {
   /* Everything is delivered: say so, and let the tap read the last records. Pipescope's lines
    * still waiting (the host inside a line, the server not reading) will never be written: said,
    * as the Node relay says it (the tap's session waits for each line's outcome). */
+  host_restore(HOST_IN);
+  host_restore(HOST_OUT);
   if (!ctrl_gone) read_commands();
   inject_fail_all("the server is gone");
   send_state(now_ns(), 1);
