@@ -24,7 +24,8 @@
  * Nothing here ever writes fd 1 but the server's bytes. SIGPIPE, SIGINT, SIGTERM, SIGHUP,
  * SIGQUIT, SIGUSR1 and SIGUSR2 are ignored: the tap forwards the host's signals to the server,
  * and this process ends when the server's output has ended and reached the host (or the tap
- * says abandon, or dies: PR_SET_PDEATHSIG). Memory: fixed buffers, and the control queue under CTRL_MAX.
+ * says abandon, or dies: PR_SET_PDEATHSIG). Memory: fixed buffers, and the control queue under
+ * CTRL_MAX (past it, no copies, and uncopied pieces are told as one).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -433,6 +434,7 @@ static void in_gap_flush(void) {
   record(R_STDIN_GAP, 0, 0, g, 3, NULL, 0);
   in_gap_n = 0;
 }
+
 static int in_eof, in_closed, in_at_line_end = 1, in_blocked;
 static uint64_t in_read, in_written, in_blocked_since, in_wait_ns;
 
