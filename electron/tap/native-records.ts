@@ -177,7 +177,8 @@ export function injectCommand(seq: number, line: Uint8Array): Uint8Array {
   return out;
 }
 
-/** Stop reading the server; deliver what was read, then end (its exit left its pipes open). */
+/** Stop reading the server once what its pipes hold now is read (written before its exit);
+ *  deliver it, then end (its exit left its pipes open). */
 export function abandonCommand(): Uint8Array {
   const out = new Uint8Array(HEADER);
   out[0] = 2;

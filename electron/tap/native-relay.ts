@@ -21,6 +21,7 @@ import { fileURLToPath } from 'node:url';
 import type { ExitInfo } from '../wire/protocol.js';
 import type { FromRelay, RelayToObserver, ToRelay } from '../wire/tap-protocol.js';
 import { HostReadMeter } from './host-read-meter.js';
+import { elfCannotRun } from './native-binary.js';
 import {
   abandonCommand,
   injectCommand,
@@ -40,15 +41,24 @@ const HOST_READ_MIN_BYTES = 64 * 1024;
 const AFTER_EXIT_MS = 1000;
 
 /** Why the native relay cannot be used here (null: it can). `PIPESCOPE_TAP_RELAY=node` asks for
- *  the Node relay. */
-export function nativeRelayUnavailable(env: NodeJS.ProcessEnv = process.env): string | null {
+ *  the Node relay. Once chosen there is no way back (the host's fds are handed over): a binary
+ *  that cannot start here (native-binary.ts) is not chosen. */
+export function nativeRelayUnavailable(
+  env: NodeJS.ProcessEnv = process.env,
+  binary = BINARY,
+): string | null {
   if (env.PIPESCOPE_TAP_RELAY === 'node') return 'PIPESCOPE_TAP_RELAY=node';
   if (process.platform !== 'linux') return `not on ${process.platform} (splice is Linux's)`;
   try {
-    accessSync(BINARY, constants.X_OK);
-    return null;
+    accessSync(binary, constants.X_OK);
   } catch {
     return 'pipescope-relay was not built (no C compiler when `npm run build` ran)';
+  }
+  try {
+    const why = elfCannotRun(binary);
+    return why === null ? null : `pipescope-relay cannot start here: ${why}`;
+  } catch (e) {
+    return `pipescope-relay cannot be read: ${(e as Error).message}`;
   }
 }
 

@@ -40,13 +40,47 @@ more();
 setInterval(() => {}, 1000);
 `;
 
-function start(argv: string[], env: Record<string, string> = {}): ChildProcessWithoutNullStreams {
+function start(
+  argv: string[],
+  env: Record<string, string> = {},
+  detached = false,
+): ChildProcessWithoutNullStreams {
   const dir = mkdtempSync(path.join(tmpdir(), 'native-relay-'));
   const c = spawn(argv[0] as string, argv.slice(1), {
     env: { ...process.env, PIPESCOPE_TAP_DIR: dir, PIPESCOPE_TRACE_DIR: dir, ...env },
+    detached,
   });
   running.add(c);
   return c;
+}
+
+/** Whether `pid` runs (not a zombie, not reaped). */
+const alive = (pid: number): boolean => {
+  try {
+    return readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.[0] !== 'Z';
+  } catch {
+    return false;
+  }
+};
+
+/** The tap's native relay process (a child of the tap), once it runs. */
+async function relayOf(tap: ChildProcessWithoutNullStreams): Promise<number> {
+  for (let i = 0; i < 200; i++) {
+    try {
+      const children = readFileSync(`/proc/${tap.pid}/task/${tap.pid}/children`, 'utf8')
+        .trim()
+        .split(/\s+/)
+        .map(Number);
+      const relay = children.find((pid) =>
+        readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('pipescope-relay'),
+      );
+      if (relay) return relay;
+    } catch {
+      // not yet
+    }
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error('no native relay under the tap');
 }
 
 /** How far the server got while nobody read its output: its last "taken" once it stopped
@@ -108,6 +142,66 @@ describe('the native relay', () => {
       // The tap adds its own pipe (64 KiB) and one more socket's buffer, nothing that grows.
       expect(n - d, `direct ${d}, native ${n}`).toBeLessThan(MiB);
       expect(j - d, `direct ${d}, node ${j}`).toBeLessThan(2 * MiB);
+    },
+    30_000,
+  );
+
+  it.runIf(process.platform === 'linux')(
+    "signals sent to the host's process group do not end the relay (USR2: a dump; USR1: the server's)",
+    async () => {
+      // The host's group holds the tap and its relay (the server has a group of its own): a
+      // signal to the group reaches the relay too, and only the tap may act on it.
+      const c = start(
+        [process.execPath, CLI, 'tap', '--no-publish', '--', 'sleep', '30'],
+        {},
+        true,
+      );
+      let err = '';
+      c.stderr.on('data', (d: Buffer) => {
+        err += d.toString();
+      });
+      const relay = await relayOf(c);
+      // The tap's own handlers are installed just after the relay starts: not before them.
+      await new Promise((r) => setTimeout(r, 700));
+      const group = c.pid as number;
+      process.kill(-group, 'SIGUSR2');
+      await new Promise((r) => setTimeout(r, 700));
+      expect(alive(relay), 'the relay after SIGUSR2').toBe(true);
+      process.kill(-group, 'SIGUSR1');
+      const [code] = await new Promise<[number | null, string | null]>((r) =>
+        c.once('close', (cd, sg) => r([cd, sg])),
+      );
+      expect(err).not.toContain('the native relay failed');
+      expect(code).toBe(138); // sleep died of the SIGUSR1 the tap forwarded
+    },
+    30_000,
+  );
+
+  it.runIf(process.platform === 'linux')(
+    'a host that closes its stdout: the server, blocked writing, gets EPIPE as without the tap',
+    async () => {
+      // The host reads a little, then closes its pipe while the server is blocked in write()
+      // with more bytes waiting in its socket: its write must fail with EPIPE (as a pipe's
+      // would), not ECONNRESET (a socket closed with bytes unread).
+      const dir = mkdtempSync(path.join(tmpdir(), 'native-relay-'));
+      const server = `const b = Buffer.alloc(4096, 120); try { for (;;) require('fs').writeSync(1, b); } catch (e) { require('fs').writeSync(2, e.code + '\\n'); process.exit(5); }`;
+      const node = JSON.stringify(process.execPath);
+      const host = '| { head -c 10 >/dev/null; sleep 0.5; }';
+      const run = (cmd: string, err: string): Promise<string> =>
+        new Promise((resolve) => {
+          const c = spawn('sh', ['-c', `${cmd} </dev/null 2>${path.join(dir, err)} ${host}`], {
+            env: { ...process.env, PIPESCOPE_TAP_DIR: dir, PIPESCOPE_TRACE_DIR: dir },
+          });
+          running.add(c);
+          c.on('close', () => resolve(readFileSync(path.join(dir, err), 'utf8')));
+        });
+      const direct = await run(`${node} -e "${server}"`, 'direct.txt');
+      const tapped = await run(
+        `${node} ${JSON.stringify(CLI)} tap --no-publish -- ${node} -e "${server}"`,
+        'tapped.txt',
+      );
+      expect(direct.split('\n')[0]).toBe('EPIPE');
+      expect(tapped.split('\n')[0]).toBe('EPIPE');
     },
     30_000,
   );

@@ -5,8 +5,15 @@
  * killed outright, a server that closes its stdin, and a listener at the socket that asks the
  * tap to start a process.
  */
-import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { type ChildProcessWithoutNullStreams, spawn, spawnSync } from 'node:child_process';
+import {
+  closeSync,
+  mkdtempSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  writeFileSync,
+} from 'node:fs';
 import { createServer, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -147,6 +154,32 @@ describe.each(TAP_RELAYS)('tap ($name relay): edges', (relay) => {
     expect(out()).toBe('hi\n');
   }, 30_000);
 
+  it('a child left holding stdout: what the server wrote before its exit reaches a host that reads late', async () => {
+    // The host's stdout is a pipe (64 KiB) it reads only well after the server's exit, when the
+    // tap has stopped waiting for the pipes' end: the server's last bytes are still in its
+    // socket then, written (its write returned, it exited): they are the host's.
+    const dir = tmp();
+    const written = path.join(dir, 'written');
+    const server = `head -c 150000 /dev/zero; touch ${written}; sleep 30 & echo $! > ${dir}/child; exit 0`;
+    const host = [
+      `${JSON.stringify(process.execPath)} ${JSON.stringify(CLI)} tap --no-publish -- sh -c '${server}' </dev/null 2>/dev/null`,
+      `| { i=0; while [ ! -e ${written} ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i+1)); done; sleep 2.5; wc -c; }`,
+    ].join(' ');
+    const c = spawn('sh', ['-c', host], {
+      env: { ...process.env, PIPESCOPE_TAP_DIR: dir, PIPESCOPE_TRACE_DIR: dir, ...relayEnv },
+    });
+    running.add(c);
+    const out = collect(c.stdout);
+    await closed(c);
+    try {
+      process.kill(Number(readFileSync(path.join(dir, 'child'), 'utf8')), 'SIGKILL');
+    } catch {
+      // gone already
+    }
+    expect(readdirSync(dir)).toContain('written');
+    expect(out().trim()).toBe('150000');
+  }, 30_000);
+
   it('a tap killed outright (SIGKILL) takes its server with it, as the host’s SIGKILL would', async () => {
     const c = tap(['--no-publish', '--', 'sh', '-c', 'trap "" TERM; exec sleep 30'], tmp());
     const children = (): number[] => {
@@ -175,6 +208,62 @@ describe.each(TAP_RELAYS)('tap ($name relay): edges', (relay) => {
     setTimeout(() => c.stdin.write('again\n'), 200);
     expect(await failed).toBe('EPIPE');
     expect((await closed(c))[0]).toBe(0);
+  }, 30_000);
+
+  it('a host whose stdout and stderr are files opened to append: every byte lands there', async () => {
+    // `tap -- server >>out.log 2>>err.log`: splice(2) refuses a file opened O_APPEND (EINVAL).
+    const dir = tmp();
+    const files = ['out.log', 'err.log'].map((f) => path.join(dir, f));
+    for (const f of files) writeFileSync(f, 'before\n');
+    const [out, err] = files.map((f) => openSync(f, 'a'));
+    const c = spawn(
+      process.execPath,
+      [CLI, 'tap', '--no-publish', '--', 'sh', '-c', 'cat; echo err-line >&2; echo last'],
+      {
+        stdio: ['pipe', out, err],
+        env: { ...process.env, PIPESCOPE_TAP_DIR: dir, PIPESCOPE_TRACE_DIR: dir, ...relayEnv },
+      },
+    );
+    for (const fd of [out, err]) closeSync(fd as number);
+    const line = '{"jsonrpc":"2.0","id":1,"result":{}}\n';
+    c.stdin?.end(line);
+    const [code, signal] = await new Promise<[number | null, string | null]>((r) =>
+      c.on('close', (cd, sg) => r([cd, sg])),
+    );
+    expect([code, signal]).toEqual([0, null]);
+    expect(readFileSync(files[0] as string, 'utf8')).toBe(`before\n${line}last\n`);
+    expect(readFileSync(files[1] as string, 'utf8')).toContain('before\nerr-line\n');
+  }, 30_000);
+
+  it("the host's stdin and stdout are left as the tap found them (blocking)", async () => {
+    // A terminal, or a pipe the host shares with others: O_NONBLOCK set on it and left there
+    // makes the next program that reads it fail (EAGAIN). Fds of our own, shared with the tap.
+    const dir = tmp();
+    const fifos = ['in', 'out'].map((f) => path.join(dir, f));
+    for (const f of fifos) expect(spawnSync('mkfifo', [f]).status).toBe(0);
+    const [stdin, stdout] = fifos.map((f) => openSync(f, 'r+')) as [number, number];
+    const nonblocking = (fd: number): boolean =>
+      (Number.parseInt(
+        /flags:\s+(\d+)/.exec(readFileSync(`/proc/self/fdinfo/${fd}`, 'utf8'))?.[1] ?? '0',
+        8,
+      ) &
+        0o4000) !==
+      0;
+    expect([nonblocking(stdin), nonblocking(stdout)]).toEqual([false, false]);
+    const c = spawn(
+      process.execPath,
+      [CLI, 'tap', '--no-publish', '--', 'sh', '-c', 'head -n 1; echo done'],
+      {
+        stdio: [stdin, stdout, 'pipe'],
+        env: { ...process.env, PIPESCOPE_TAP_DIR: dir, PIPESCOPE_TRACE_DIR: dir, ...relayEnv },
+      },
+    );
+    c.stderr?.resume();
+    writeFileSync(fifos[0] as string, '{}\n');
+    const code = await new Promise<number | null>((r) => c.on('close', (cd) => r(cd)));
+    expect(code).toBe(0);
+    expect([nonblocking(stdin), nonblocking(stdout)]).toEqual([false, false]);
+    for (const fd of [stdin, stdout]) closeSync(fd);
   }, 30_000);
 
   it('a listener at the socket cannot make the tap start anything', async () => {

@@ -16,14 +16,16 @@
  * full the load goes uncopied, a gap), splice P into the host's fd. While the host does not take
  * P, the server is not read: it blocks in write() as it would without the tap, and the tap holds
  * nothing but P. Each piece the host took is described on fd 6 by a mark (offset, length, copied
- * or not, when it was read from the server, when the host's pipe took it).
+ * or not, when it was read from the server, when the host's pipe took it). A host's fd that
+ * splice refuses (a file opened O_APPEND: `2>>log`) is written from a buffer instead (copy_out).
  * Host -> server (stdin): read and write (requests are small), so that Pipescope's own lines (a
  * cancellation) go in between two of the host's lines, never inside one; copies go on fd 6.
  *
- * Nothing here ever writes fd 1 but the server's bytes. SIGPIPE, SIGINT, SIGTERM, SIGHUP and
- * SIGQUIT are ignored: the tap forwards the host's signals to the server, and this process ends
- * when the server's output has ended and reached the host (or the tap says abandon, or dies:
- * PR_SET_PDEATHSIG). Memory: fixed buffers, and the control queue under CTRL_MAX.
+ * Nothing here ever writes fd 1 but the server's bytes. SIGPIPE, SIGINT, SIGTERM, SIGHUP,
+ * SIGQUIT, SIGUSR1 and SIGUSR2 are ignored: the tap forwards the host's signals to the server,
+ * and this process ends when the server's output has ended and reached the host (or the tap
+ * says abandon, or dies: PR_SET_PDEATHSIG). Memory: fixed buffers, and the control queue under
+ * CTRL_MAX (past it, no copies, and uncopied pieces are told as one).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -34,8 +36,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -56,6 +61,9 @@ enum { C_INJECT = 1, C_ABANDON = 2 };
 #define STDIN_BUF (64 * 1024)
 #define CTRL_MAX (16 * 1024 * 1024)
 #define CMD_MAX (1024 * 1024)
+#define MARK_BYTES (8 + 4 * 8)
+#define STATE_BYTES (8 + 11 * 8)
+#define GAP_BYTES (8 + 3 * 8)
 #define STATE_EVERY_NS 100000000ull
 #define STATE_MIN_NS 5000000ull
 #define OBS_DRAIN_NS 5000000000ull
@@ -67,10 +75,25 @@ static uint64_t now_ns(void) {
   return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
+/* The host's fds 0 and 1 as the relay found them (-1: let go). O_NONBLOCK goes on their open
+ * file descriptions, which others may share (a terminal): they get their flags back once the
+ * relay is done with them. (fd 2 is the tap's too: Node puts its flags back as the tap exits.) */
+static int host_flags[2] = {-1, -1};
+/* Whether the host's fds 0, 1 and 2 are not all apart (`2>&1`, one socket both ways): then the
+ * flags come back only once the relay is done with all of them. */
+static int host_shared;
+
+static void host_restore(int fd) {
+  if (host_flags[fd] >= 0) fcntl(fd, F_SETFL, host_flags[fd]);
+  host_flags[fd] = -1;
+}
+
 static void fail(const char *what) {
   char msg[256];
   int n = snprintf(msg, sizeof msg, "pipescope-relay: %s: %s\n", what, strerror(errno));
   if (n > 0 && write(HOST_ERR, msg, (size_t)n) < 0) { /* nothing left to tell */ }
+  host_restore(HOST_IN);
+  host_restore(HOST_OUT);
   _exit(70);
 }
 
@@ -138,12 +161,27 @@ struct out {
   int ring_resident;
   uint64_t off, delivered, load_t;
   int src_eof, done, dst_gone, obs_gone, blocked, released;
+  /* The host's fd takes no splice (a file opened O_APPEND, a device without splice_write): its
+   * bytes go through copy_out. */
+  int copy;
   uint64_t blocked_since, blocked_ns, ending_since;
+  /* Once the tap said abandon: what the server's end still held then (FIONREAD), to read. */
+  size_t abandon_left;
+  /* Uncopied pieces while the control queue is past its bound, one mark once there is room. */
+  uint64_t gap_off, gap_n, gap_read, gap_taken;
+  int gap_flags;
 };
 
 static struct out outs[2];
 static int abandoning;
 static int devnull = -1;
+
+/* Whether the server's end is still read: until its end, and once the tap said abandon (the
+ * server exited, what it left holds the pipe) only for the bytes it held then: written before
+ * the exit, the host would have had them without the tap. */
+static int reading(const struct out *s) {
+  return !s->src_eof && (!abandoning || s->abandon_left > 0);
+}
 
 static void out_init(struct out *s, int dir, int src, int dst, int obs) {
   memset(s, 0, sizeof *s);
@@ -158,7 +196,29 @@ static void out_init(struct out *s, int dir, int src, int dst, int obs) {
   fcntl(s->o[1], F_SETPIPE_SZ, OBS_PIPE); /* the observer's slack; best effort */
 }
 
+static void gap_flush(struct out *s) {
+  if (!s->gap_n) return;
+  uint64_t u[4] = {s->gap_off, s->gap_n, s->gap_read, s->gap_taken};
+  record(R_MARK, s->dir, s->gap_flags, u, 4, NULL, 0);
+  s->gap_n = 0;
+}
+
 static void mark(struct out *s, size_t n, int flags, uint64_t t) {
+  if (!(flags & F_OBSERVED) && !cq_room(MARK_BYTES)) {
+    /* Past the queue's bound (the tap is stuck, or far behind): uncopied pieces that follow
+     * each other are told as one, so that the queue stops growing with the traffic. */
+    if (s->gap_n && s->gap_flags != flags) gap_flush(s);
+    if (!s->gap_n) {
+      s->gap_off = s->off;
+      s->gap_read = s->load_t;
+      s->gap_flags = flags;
+    }
+    s->gap_n += n;
+    s->gap_taken = t;
+    s->off += n;
+    return;
+  }
+  gap_flush(s);
   uint64_t u[4] = {s->off, n, s->load_t, t};
   record(R_MARK, s->dir, flags, u, 4, NULL, 0);
   s->off += n;
@@ -166,17 +226,27 @@ static void mark(struct out *s, size_t n, int flags, uint64_t t) {
 
 static void set_blocked(struct out *s, int on, uint64_t t);
 
-/* The host closed its end: what P holds is never delivered; the server's next write fails. */
-static void out_dst_gone(struct out *s, uint64_t t) {
+/* The host closed its end: what P holds is never delivered; the server's next write fails as
+ * the relay's did (`err`: EPIPE, or ECONNRESET from a host's socket closed with bytes unread). */
+static void out_dst_gone(struct out *s, uint64_t t, int err) {
   if (s->dst_gone) return;
   s->dst_gone = 1;
   set_blocked(s, 0, t);
+  gap_flush(s);
   uint64_t u[1] = {t};
   record(R_HOST_GONE, s->dir, 0, u, 1, NULL, 0);
   if (s->teed) mark(s, s->teed, F_OBSERVED | F_UNDELIVERED, t);
   if (s->in_p > s->teed) mark(s, s->in_p - s->teed, F_UNDELIVERED, t);
   s->in_p = s->teed = 0;
-  if (s->dir == 0) { /* stdout: as without the tap, the server's writes now fail (EPIPE) */
+  if (s->dir == 0) { /* stdout: as without the tap, the server's writes now fail */
+    /* A socket closed with bytes unread makes its peer's next write fail with ECONNRESET, not
+     * the EPIPE a closed pipe gives: no more reads first (its writes fail with EPIPE from here
+     * on), then what it holds dropped, then the close. */
+    if (err != ECONNRESET && shutdown(s->src, SHUT_RD) == 0) {
+      static char sink[LOAD];
+      while (read(s->src, sink, sizeof sink) > 0) {
+      }
+    }
     close(s->src);
     s->src = -1;
     s->src_eof = 1;
@@ -208,6 +278,28 @@ static size_t ring_copy(struct out *s) {
   }
   s->ring_len += got;
   return got;
+}
+
+/* P's head to `target` through a buffer, for a host's fd that splice(2) refuses (EINVAL): tee'd
+ * out (P keeps it), written, and as many bytes as the host took dropped from P. As splice:
+ * returns the bytes taken, or -1 and errno. */
+static ssize_t copy_out(struct out *s, int target, size_t k) {
+  static char buf[LOAD];
+  ssize_t n = tee(s->p[0], s->scratch[1], k < LOAD ? k : LOAD, SPLICE_F_NONBLOCK);
+  if (n <= 0) {
+    if (n == 0) errno = EAGAIN;
+    return -1;
+  }
+  size_t got = 0;
+  while (got < (size_t)n) {
+    ssize_t r = read(s->scratch[0], buf + got, (size_t)n - got);
+    if (r <= 0) fail("reading the scratch pipe");
+    got += (size_t)r;
+  }
+  ssize_t w = write(target, buf, got);
+  if (w > 0 && splice(s->p[0], NULL, devnull, NULL, (size_t)w, SPLICE_F_NONBLOCK) != w)
+    fail("dropping what the host took");
+  return w;
 }
 
 /* Copies to the tap, at most `budget` bytes: only when the host's path has nothing to move, so
@@ -245,9 +337,11 @@ static int out_step(struct out *s) {
   int moved = 0;
   uint64_t t;
   if (s->done) return 0;
-  if (s->in_p == 0 && !s->src_eof && !abandoning) {
-    ssize_t n = splice(s->src, NULL, s->p[1], NULL, LOAD, SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
+  if (s->in_p == 0 && reading(s)) {
+    size_t want = abandoning && s->abandon_left < LOAD ? s->abandon_left : LOAD;
+    ssize_t n = splice(s->src, NULL, s->p[1], NULL, want, SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
     if (n > 0) {
+      if (abandoning) s->abandon_left -= (size_t)n < s->abandon_left ? (size_t)n : s->abandon_left;
       s->in_p = (size_t)n;
       s->teed = 0;
       s->load_t = now_ns();
@@ -257,7 +351,9 @@ static int out_step(struct out *s) {
       moved = 1;
     }
   }
-  if (s->in_p > 0 && s->teed == 0 && !s->obs_gone) {
+  /* Past the control queue's bound no copy is made: the marks that would say where it goes
+   * could not be queued (an uncopied piece's can: it merges with the one before). */
+  if (s->in_p > 0 && s->teed == 0 && !s->obs_gone && cq_room(MARK_BYTES)) {
     ssize_t n = s->ring_len ? 0 : tee(s->p[0], s->o[1], s->in_p, SPLICE_F_NONBLOCK);
     if (n > 0) {
       s->teed = (size_t)n;
@@ -270,7 +366,12 @@ static int out_step(struct out *s) {
     size_t k = s->teed ? s->teed : s->in_p;
     /* stderr the host no longer takes goes on into /dev/null: the server must never block. */
     int target = s->dst_gone ? devnull : s->dst;
-    ssize_t n = splice(s->p[0], NULL, target, NULL, k, SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
+    ssize_t n = s->copy ? copy_out(s, target, k)
+                        : splice(s->p[0], NULL, target, NULL, k, SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
+    if (n < 0 && errno == EINVAL && !s->copy) {
+      s->copy = 1; /* the host's fd is not one splice writes to: not a host gone */
+      n = copy_out(s, target, k);
+    }
     t = now_ns();
     if (n > 0) {
       set_blocked(s, 0, t);
@@ -282,32 +383,35 @@ static int out_step(struct out *s) {
     } else if (n < 0 && errno == EAGAIN) {
       set_blocked(s, 1, t);
     } else if (n < 0 && errno != EINTR) {
-      if (s->dir == 0) out_dst_gone(s, t);
+      if (s->dir == 0) out_dst_gone(s, t, errno);
       else {
         s->dst_gone = 1;
         set_blocked(s, 0, t);
+        gap_flush(s);
         uint64_t u[1] = {t};
         record(R_HOST_GONE, s->dir, 0, u, 1, NULL, 0);
       }
       moved = 1;
     }
   }
-  if (s->in_p == 0 && (s->src_eof || abandoning) && !s->released) {
+  if (s->in_p == 0 && !reading(s) && !s->released) {
     /* The host has all of it: let go of its fd now, so it sees the end when it would without
      * the tap, while the last copies still go to the tap. */
     s->released = 1;
+    if (s->dst == HOST_OUT && !host_shared) host_restore(HOST_OUT);
     if (!s->dst_gone) dup2(devnull, s->dst);
   }
-  if (s->in_p == 0 && (s->src_eof || abandoning) && (s->in_o > 0 || s->ring_len > 0) &&
+  if (s->in_p == 0 && !reading(s) && (s->in_o > 0 || s->ring_len > 0) &&
       !s->obs_gone) {
     /* The copies still in O go to the tap first, for so long: it may be gone or stuck. */
     uint64_t t2 = now_ns();
     if (!s->ending_since) s->ending_since = t2;
     else if (t2 - s->ending_since > OBS_DRAIN_NS) s->obs_gone = 1;
   }
-  if (s->in_p == 0 && (s->src_eof || abandoning) &&
+  if (s->in_p == 0 && !reading(s) &&
       ((s->in_o == 0 && s->ring_len == 0) || s->obs_gone) && !s->done) {
     s->done = 1;
+    gap_flush(s);
     uint64_t u[2] = {now_ns(), s->off};
     record(R_EOF, s->dir, 0, u, 2, NULL, 0);
     if (s->src >= 0) close(s->src);
@@ -321,6 +425,16 @@ static int out_step(struct out *s) {
 
 static char in_buf[STDIN_BUF];
 static size_t in_len, in_off;
+/* The host's bytes read while the control queue was past its bound: one gap once there is room. */
+static uint64_t in_gap_t, in_gap_off, in_gap_n;
+
+static void in_gap_flush(void) {
+  if (!in_gap_n) return;
+  uint64_t g[3] = {in_gap_t, in_gap_off, in_gap_n};
+  record(R_STDIN_GAP, 0, 0, g, 3, NULL, 0);
+  in_gap_n = 0;
+}
+
 static int in_eof, in_closed, in_at_line_end = 1, in_blocked;
 static uint64_t in_read, in_written, in_blocked_since, in_wait_ns;
 
@@ -352,6 +466,7 @@ static void stdin_closed(void) {
   /* The host's next write fails (EPIPE), as it would have without the tap: the tap itself has
    * let go of fd 0 already; /dev/null takes its number here. */
   int fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+  if (!host_shared) host_restore(HOST_IN);
   if (fd >= 0) {
     dup2(fd, HOST_IN);
     close(fd);
@@ -421,15 +536,21 @@ static int in_step(void) {
       in_len = (size_t)r;
       in_off = 0;
       uint64_t u[2] = {t, in_read};
-      if (cq_room((size_t)r + 24)) record(R_STDIN, 0, 0, u, 2, in_buf, (size_t)r);
-      else {
-        uint64_t g[3] = {t, in_read, (uint64_t)r};
-        record(R_STDIN_GAP, 0, 0, g, 3, NULL, 0);
+      if (cq_room((size_t)r + 24)) {
+        in_gap_flush();
+        record(R_STDIN, 0, 0, u, 2, in_buf, (size_t)r);
+      } else {
+        if (!in_gap_n) {
+          in_gap_t = t;
+          in_gap_off = in_read;
+        }
+        in_gap_n += (uint64_t)r;
       }
       in_read += (size_t)r;
       moved = 1;
     } else if (r == 0 || (errno != EAGAIN && errno != EINTR)) {
       in_eof = 1;
+      in_gap_flush();
       uint64_t u[1] = {t};
       record(R_STDIN_EOF, 0, 0, u, 1, NULL, 0);
       moved = 1;
@@ -458,8 +579,12 @@ static void set_blocked(struct out *s, int on, uint64_t t) {
   if (s->dir == 0) state_dirty = 1;
 }
 
-static void send_state(uint64_t t) {
+/* Past the control queue's bound a state is left out (the next one says it all), unless `last`. */
+static void send_state(uint64_t t, int last) {
   struct out *s = &outs[0];
+  last_state_at = t;
+  state_dirty = 0;
+  if (!last && !cq_room(STATE_BYTES)) return;
   uint64_t u[11] = {t,
                     (uint64_t)s->blocked,
                     s->blocked ? s->blocked_since : 0,
@@ -472,8 +597,6 @@ static void send_state(uint64_t t) {
                     in_wait_ns + (in_blocked ? t - in_blocked_since : 0),
                     (uint64_t)in_closed};
   record(R_STATE, 0, 0, u, 11, NULL, 0);
-  last_state_at = t;
-  state_dirty = 0;
 }
 
 static char cmd_buf[CMD_MAX + 16];
@@ -498,23 +621,31 @@ static void read_commands(void) {
         fail("a command over its limit");
       }
       if (cmd_len < 8 + (size_t)len) break;
-      if (h[0] == C_INJECT && len >= 8) {
+      if (h[0] == C_INJECT && len >= 8 && (in_closed || len == 8)) {
+        /* Nowhere to write it, or nothing to write (a write of 0 bytes returns 0, which
+         * to_server would take for a closed stdin): done at once. */
+        uint64_t u[2] = {0, 0};
+        memcpy(&u[0], cmd_buf + 8, 8);
+        const char *error = in_closed ? "server closed stdin" : NULL;
+        record(R_INJECT_DONE, 0, 0, u, 2, error, error ? strlen(error) : 0);
+      } else if (h[0] == C_INJECT && len > 8) {
         struct inject *j = calloc(1, sizeof *j);
         if (!j || !(j->data = malloc(len - 8))) fail("out of memory");
         memcpy(&j->seq, cmd_buf + 8, 8);
         memcpy(j->data, cmd_buf + 16, len - 8);
         j->len = len - 8;
         j->at = now_ns();
-        if (in_closed) {
-          inj_head = inj_tail = j;
-          inject_done(j, "server closed stdin");
-        } else {
-          if (inj_tail) inj_tail->next = j;
-          else inj_head = j;
-          inj_tail = j;
-        }
-      } else if (h[0] == C_ABANDON) {
+        if (inj_tail) inj_tail->next = j;
+        else inj_head = j;
+        inj_tail = j;
+      } else if (h[0] == C_ABANDON && !abandoning) {
         abandoning = 1;
+        for (int i = 0; i < 2; i++) {
+          struct out *s = &outs[i];
+          int queued = 0;
+          if (!s->src_eof && ioctl(s->src, FIONREAD, &queued) == 0 && queued > 0)
+            s->abandon_left = (size_t)queued;
+        }
       }
       memmove(cmd_buf, cmd_buf + 8 + len, cmd_len - 8 - len);
       cmd_len -= 8 + len;
@@ -536,10 +667,21 @@ int main(void) {
   signal(SIGTERM, SIG_IGN);
   signal(SIGHUP, SIG_IGN);
   signal(SIGQUIT, SIG_IGN);
+  /* The tap's own (a dump) and one it forwards: sent to the host's process group, they reach
+   * this process too, whose default is to die of them. */
+  signal(SIGUSR1, SIG_IGN);
+  signal(SIGUSR2, SIG_IGN);
   for (int fd = 0; fd <= OBS_ERR; fd++) {
     if (fcntl(fd, F_GETFD) < 0) fail("a descriptor the tap should have given");
+    if (fd <= HOST_OUT) host_flags[fd] = fcntl(fd, F_GETFL);
     nonblock(fd);
   }
+  struct stat st[3];
+  for (int fd = 0; fd < 3; fd++)
+    if (fstat(fd, &st[fd]) < 0) fail("fstat");
+  for (int a = 0; a < 3; a++)
+    for (int b = a + 1; b < 3; b++)
+      if (st[a].st_dev == st[b].st_dev && st[a].st_ino == st[b].st_ino) host_shared = 1;
   devnull = open("/dev/null", O_WRONLY | O_CLOEXEC);
   if (devnull < 0) fail("/dev/null");
   out_init(&outs[0], 0, SRV_OUT, HOST_OUT, OBS_OUT);
@@ -567,8 +709,12 @@ int main(void) {
     }
     uint64_t t = now_ns();
     if (state_dirty ? t - last_state_at >= STATE_MIN_NS : t - last_state_at >= STATE_EVERY_NS)
-      send_state(t);
+      send_state(t, 0);
     if (outs[0].done && outs[1].done) break;
+    /* What waited for room in the queue, once it has some. */
+    for (int i = 0; i < 2; i++)
+      if (outs[i].gap_n && cq_room(MARK_BYTES)) gap_flush(&outs[i]);
+    if (in_gap_n && cq_room(GAP_BYTES)) in_gap_flush();
     /* What this round said goes to the tap before waiting: one write a round, not a record. */
     cq_flush();
 
@@ -577,7 +723,7 @@ int main(void) {
     for (int i = 0; i < 2; i++) {
       struct out *s = &outs[i];
       if (s->done) continue;
-      if (s->in_p == 0 && !s->src_eof && !abandoning) p[n++] = (struct pollfd){s->src, POLLIN, 0};
+      if (s->in_p == 0 && reading(s)) p[n++] = (struct pollfd){s->src, POLLIN, 0};
       if (s->in_p > 0 && !s->dst_gone) p[n++] = (struct pollfd){s->dst, POLLOUT, 0};
       if ((s->in_o > 0 || s->ring_len > 0) && !s->obs_gone)
         p[n++] = (struct pollfd){s->obs, POLLOUT, 0};
@@ -600,8 +746,14 @@ int main(void) {
       /* A peer that hung up reads as EOF or EPIPE in the next step. */
     }
   }
-  /* Everything is delivered: say so, and let the tap read the last records. */
-  send_state(now_ns());
+  /* Everything is delivered: say so, and let the tap read the last records. Pipescope's lines
+   * still waiting (the host inside a line, the server not reading) will never be written: said,
+   * as the Node relay says it (the tap's session waits for each line's outcome). */
+  host_restore(HOST_IN);
+  host_restore(HOST_OUT);
+  if (!ctrl_gone) read_commands();
+  inject_fail_all("the server is gone");
+  send_state(now_ns(), 1);
   uint64_t done[1] = {now_ns()};
   record(R_DONE, 0, 0, done, 1, NULL, 0);
   /* The last records: wait for the tap to take them, so long (it may be gone or stuck). */
