@@ -17,8 +17,20 @@ if (
   argv[1] !== 'uninstall' &&
   !/^(-h|--help)$/.test(argv[1] ?? '-h')
 ) {
+  // A signal the host sends while the tap loads is held, not acted on by default (SIGTERM
+  // would end the tap with its server orphaned; SIGUSR1 would open Node's inspector): the tap
+  // forwards it once its server exists.
+  const held = [];
+  const hold = (signal) => held.push(signal);
+  const SIGNALS = ['SIGTERM', 'SIGINT', 'SIGHUP', 'SIGQUIT', 'SIGUSR1', 'SIGUSR2'];
+  for (const s of SIGNALS) process.on(s, hold);
   const { runTap } = await import(new URL('../dist/electron/tap/main.js', import.meta.url).href);
-  await runTap(argv.slice(1));
+  await runTap(argv.slice(1), {
+    held,
+    release: () => {
+      for (const s of SIGNALS) process.off(s, hold);
+    },
+  });
 } else {
   const { main } = await import(entry.href);
   process.exitCode = await main(argv);

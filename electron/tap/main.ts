@@ -127,9 +127,20 @@ function say(text: string): void {
   process.stderr.write(`pipescope tap: ${text}\n`);
 }
 
-export async function runTap(argv: string[]): Promise<void> {
+/** Signals that arrived before the tap's own handlers (bin/pipescope.js holds them while the
+ *  tap's modules load), and how to stop holding them. */
+export interface HeldSignals {
+  held: string[];
+  release(): void;
+}
+
+export async function runTap(
+  argv: string[],
+  early: HeldSignals = { held: [], release: () => {} },
+): Promise<void> {
   const parsed = parseTapArgs(argv);
   if (typeof parsed === 'string') {
+    early.release();
     process.stderr.write(`${parsed}\n`);
     process.exitCode = 2;
     return;
@@ -149,16 +160,23 @@ export async function runTap(argv: string[]): Promise<void> {
       observer = startObserver(parsed, relay, relayKind, startedAtEpochMs);
     return observer;
   };
-  for (const sig of FORWARDED) {
-    process.on(sig, () => {
-      relay.child.kill(sig);
-      // The host ends its server this way (no stdin EOF first): the exit that follows is the end.
-      observe()?.post({ type: 'host-signal', signal: sig });
-    });
+  const forward = (sig: (typeof FORWARDED)[number]): void => {
+    relay.child.kill(sig);
+    // The host ends its server this way (no stdin EOF first): the exit that follows is the end.
+    observe()?.post({ type: 'host-signal', signal: sig });
+  };
+  const dump = (): void => observe()?.post({ type: 'dump', reason: 'SIGUSR2' });
+  for (const sig of FORWARDED) process.on(sig, () => forward(sig));
+  process.on('SIGUSR2', dump);
+  // Ours are in place: what came while the tap loaded goes where it would have gone.
+  early.release();
+  for (const sig of early.held.splice(0)) {
+    if (sig === 'SIGUSR2') dump();
+    else if ((FORWARDED as readonly string[]).includes(sig))
+      forward(sig as (typeof FORWARDED)[number]);
   }
   relay.onFirstOutput(observe);
   const deferred = setTimeout(observe, OBSERVER_AFTER_MS);
-  process.on('SIGUSR2', () => observe()?.post({ type: 'dump', reason: 'SIGUSR2' }));
   const end = await relay.done;
   clearTimeout(deferred);
   if (end.spawnError) say(`cannot start ${parsed.command}: ${end.spawnError.message}`);

@@ -226,6 +226,55 @@ describe.each(TAP_RELAYS)('tap ($name relay): a byte-exact relay', (relay) => {
     expect(out).toBe(''); // nothing of the tap's own, ever, on stdout
   }, 30_000);
 
+  it('a SIGUSR1 that comes while the tap still loads reaches the server, never an inspector', async () => {
+    // Until the tap's own handlers exist, Node acts on SIGUSR1 by opening its inspector (anyone
+    // on the machine could then run code in the tap). bin/pipescope.js holds it from its first
+    // line; the tap forwards it to the server once there is one. SIGHUP's bit in SigCgt marks
+    // that first line (Node catches SIGUSR1 and SIGTERM itself from its start, SIGHUP not).
+    const holding = (pid: number): boolean => {
+      try {
+        const m = /SigCgt:\s+([0-9a-f]+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+        return m !== null && (BigInt(`0x${m[1]}`) & 1n) !== 0n; // bit 0: SIGHUP
+      } catch {
+        return false;
+      }
+    };
+    const hasChild = (pid: number): boolean => {
+      try {
+        return readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim() !== '';
+      } catch {
+        return true;
+      }
+    };
+    // The window is tens of ms (the tap's modules loading): try until the signal lands in it.
+    for (let attempt = 0; attempt < 10; attempt++) {
+      const dir = mkdtempSync(path.join(tmpdir(), 'tap-early-'));
+      const child = spawn(process.execPath, [CLI, 'tap', '--no-publish', '--', 'sleep', '30'], {
+        stdio: ['pipe', 'pipe', 'pipe'],
+        env: { ...process.env, PIPESCOPE_TRACE_DIR: dir, ...relayEnv },
+      });
+      let err = '';
+      child.stderr.on('data', (d) => {
+        err += d;
+      });
+      const pid = child.pid as number;
+      while (!holding(pid) && child.exitCode === null) await new Promise((r) => setImmediate(r));
+      const early = !hasChild(pid);
+      child.kill('SIGUSR1');
+      const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+      const [code] = await new Promise<[number | null, string | null]>((r) =>
+        child.on('close', (c, sg) => r([c, sg])),
+      );
+      clearTimeout(timer);
+      if (!early) continue; // the server was already there: not the case under test
+      // The server (sleep) died of it, and the tap ended as it did (128 + 10); no inspector.
+      expect(err).not.toMatch(/Debugger/);
+      expect(code).toBe(138);
+      return;
+    }
+    throw new Error('no SIGUSR1 landed while the tap loaded in 10 tries');
+  }, 120_000);
+
   it('a command that does not exist: the tap says so on stderr and exits 127', async () => {
     const child = spawn(process.execPath, [CLI, 'tap', '--no-publish', '--', 'no-such-cmd-xyz'], {
       stdio: ['pipe', 'pipe', 'pipe'],
