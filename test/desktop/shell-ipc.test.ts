@@ -78,6 +78,8 @@ const SAMPLES: Record<string, unknown> = {
   'request:cancel': { sessionId: 'nope', requestId: 1 },
   'request:replay': { sessionId: 'nope', requestId: 1 },
   'frame:page': { sessionId: 'nope', seq: 1, offset: 0, length: 1 },
+  'frame:search': { sessionId: 'nope', searchId: 's1', query: 'x' },
+  'frame:find': { sessionId: 'nope', seq: 1, query: 'x' },
   'config:import': { text: '{"mcpServers":{}}' },
   'config:discover': {},
   'config:tap-install': { path: '/nonexistent/config.json', dryRun: true },
