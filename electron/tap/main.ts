@@ -11,8 +11,8 @@
  */
 
 import type { ChildProcess } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
-import { constants, setPriority } from 'node:os';
+import { readFileSync } from 'node:fs';
+import { constants } from 'node:os';
 import { isatty } from 'node:tty';
 import { Worker } from 'node:worker_threads';
 import type { ObserverToRelay, RelayToObserver, ToRelay } from '../wire/tap-protocol.js';
@@ -20,21 +20,6 @@ import { NativeRelay, nativeRelayUnavailable } from './native-relay.js';
 import type { ObserverConfig } from './observer-config.js';
 import { Relay, type RelayEnd } from './relay.js';
 import type { Tee } from './tee.js';
-
-/** The tap's own threads' nice value (observer.ts says why this one). */
-const TAP_NICE = 10;
-
-/** Every thread of this process at TAP_NICE (Linux: nice is per thread; threads started later
- *  inherit it from the thread that starts them). The server and the native relay, started
- *  before, keep the host's priority. */
-function lowerPriority(): void {
-  if (process.platform !== 'linux') return;
-  try {
-    for (const tid of readdirSync('/proc/self/task')) setPriority(Number(tid), TAP_NICE);
-  } catch {
-    // not permitted: it runs at the host's priority
-  }
-}
 
 /** What the tap's entry and observer need of a relay, native or Node. */
 interface TapRelay {
@@ -148,10 +133,6 @@ export async function runTap(
   const startedAtEpochMs = performance.timeOrigin + performance.now();
   const now = (): number => performance.timeOrigin + performance.now() - startedAtEpochMs;
   const [relay, relayKind] = chooseRelay(parsed.command, parsed.args, now);
-  // With the native relay nothing on this process's threads is on the bytes' way: all of them
-  // (the copies' reader, the observer and what it starts) give way to the host and the server.
-  // The Node relay's thread is the relay: there only the observer lowers itself (observer.ts).
-  if (relayKind.kind === 'native') lowerPriority();
   // The observer loads the engine (~150 ms of CPU): not while the server itself starts. Its
   // copies wait in the tees meanwhile (bounded), each with the time it was relayed.
   let observer: ObserverHandle | null | undefined;

@@ -10,8 +10,6 @@
  * Owns: the session, its recorders and the publisher; released on `finish` from the relay,
  * after which it says `finished` and ends. Fed by: the relay's messages (parentPort).
  */
-import { readlinkSync } from 'node:fs';
-import { setPriority } from 'node:os';
 import { MessageChannel, type MessagePort, parentPort, workerData } from 'node:worker_threads';
 import { defaultTraceDir, recordingPath } from '../engine/host/recording.js';
 import { Session } from '../engine/session/session.js';
@@ -37,26 +35,6 @@ const HOST_LINE_MAX_BYTES = 16 * 1024 * 1024;
 const port = parentPort;
 if (!port) throw new Error('the tap observer must run in a worker thread');
 const cfg = workerData as ObserverConfig;
-
-/** Nice value of the observer's threads: below the host, the server and the relay, so that
- *  framing, auditing and recording a 64 MiB answer (~0.5 s of CPU, docs/performance.md) takes
- *  what they leave, falling behind meanwhile within the tees' bounds. Not lower: at nice 19 or
- *  SCHED_IDLE a busy machine starves it for seconds, and an incident tool that goes quiet when
- *  the machine is busy answers nothing (even a SIGKILL waits to be scheduled). */
-const OBSERVER_NICE = 10;
-
-/** Lowers this thread's priority (Linux: setpriority on its thread id, from /proc/thread-self);
- *  the threads it starts after (the transport worker, the sampler's) inherit it. */
-function lowerPriority(): void {
-  if (process.platform !== 'linux') return;
-  try {
-    const tid = Number(readlinkSync('/proc/thread-self').split('/').pop());
-    if (Number.isInteger(tid) && tid > 0) setPriority(tid, OBSERVER_NICE);
-  } catch {
-    // not permitted or no /proc: it runs at the tap's priority
-  }
-}
-lowerPriority();
 
 function tell(msg: ObserverToRelay, transfer: MessagePort[] = []): void {
   port?.postMessage(msg, transfer);

@@ -6,6 +6,7 @@
  */
 import { parentPort } from 'node:worker_threads';
 import { type AuditedMethod, auditResult, bytesOnlyAudit } from '../../shared/result-audit.js';
+import { lowerThisThread } from './thread-priority.js';
 
 export interface AuditJob {
   job: number;
@@ -15,6 +16,9 @@ export interface AuditJob {
 
 if (!parentPort) throw new Error('the audit worker must run in a worker thread');
 const port = parentPort;
+// Bulk work whose findings may come late (result-over-budget): it yields to the server, the
+// reader and everything a person is looking at.
+lowerThisThread(10);
 
 port.on('message', (m: AuditJob) => {
   const n = m.bytes.byteLength;

@@ -66,6 +66,8 @@ enum { C_INJECT = 1, C_ABANDON = 2 };
 #define GAP_BYTES (8 + 3 * 8)
 #define STATE_EVERY_NS 100000000ull
 #define STATE_MIN_NS 5000000ull
+#define CTRL_BATCH_NS 2000000ull
+#define CTRL_BATCH_BYTES (64 * 1024)
 #define OBS_DRAIN_NS 5000000000ull
 #define RING_KEEP_NS 1000000000ull
 
@@ -102,6 +104,10 @@ static void fail(const char *what) {
 static char *cq;
 static size_t cq_len, cq_off, cq_cap;
 static int ctrl_gone;
+/* Records go to the tap in batches (CTRL_BATCH_NS after the first, or at once when one must not
+ * wait): the tap's threads then wake once per batch, not inside every round trip of the host's. */
+static uint64_t cq_first_at;
+static int cq_urgent;
 
 static int cq_room(size_t n) { return cq_len - cq_off + n <= CTRL_MAX; }
 
@@ -130,9 +136,19 @@ static void record(int type, int dir, int flags, const uint64_t *u, int nu, cons
   unsigned char h[8] = {(unsigned char)type, (unsigned char)dir, (unsigned char)flags, 0,
                         (unsigned char)len, (unsigned char)(len >> 8), (unsigned char)(len >> 16),
                         (unsigned char)(len >> 24)};
+  if (cq_len == cq_off) cq_first_at = now_ns();
+  if (type == R_INJECT_DONE || type == R_HOST_GONE || type == R_EOF || type == R_STDIN_EOF ||
+      type == R_DONE)
+    cq_urgent = 1;
   cq_put(h, 8);
   if (nu) cq_put(u, (size_t)nu * 8); /* little-endian hosts only (x86-64, arm64) */
   if (nbytes) cq_put(bytes, nbytes);
+}
+
+/* Whether the queued records go now (see cq_first_at). */
+static int cq_due(uint64_t t) {
+  return cq_len > cq_off &&
+         (cq_urgent || t - cq_first_at >= CTRL_BATCH_NS || cq_len - cq_off >= CTRL_BATCH_BYTES);
 }
 
 static void cq_flush(void) {
@@ -143,7 +159,10 @@ static void cq_flush(void) {
     else if (w < 0 && errno == EAGAIN) return;
     else ctrl_gone = 1;
   }
-  if (cq_off == cq_len) cq_off = cq_len = 0;
+  if (cq_off == cq_len) {
+    cq_off = cq_len = 0;
+    cq_urgent = 0;
+  }
 }
 
 /* ---- server -> host, one per stream ---- */
@@ -161,6 +180,8 @@ struct out {
   int ring_resident;
   uint64_t off, delivered, load_t;
   int src_eof, done, dst_gone, obs_gone, blocked, released;
+  /* When the oldest copy not yet handed to the tap was made (0: none waiting). */
+  uint64_t copy_first_at;
   /* The host's fd takes no splice (a file opened O_APPEND, a device without splice_write): its
    * bytes go through copy_out. */
   int copy;
@@ -305,9 +326,24 @@ static ssize_t copy_out(struct out *s, int target, size_t k) {
 /* Copies to the tap, at most `budget` bytes: only when the host's path has nothing to move, so
  * that handing them over never delays a byte to the host (it runs between a burst's loads, and
  * after the burst). O's go first, then the ring's (in order). Returns whether anything moved. */
+static int copies_due(const struct out *s, uint64_t t) {
+  size_t waiting = s->in_o + s->ring_len;
+  return waiting > 0 && !s->obs_gone &&
+         (waiting >= CTRL_BATCH_BYTES || t - s->copy_first_at >= CTRL_BATCH_NS || s->src_eof ||
+          abandoning);
+}
+
+/* Whether a stream has copies waiting for their batch (the poll wakes to hand them over). */
+static int copies_waiting(void) {
+  for (int i = 0; i < 2; i++)
+    if (outs[i].in_o + outs[i].ring_len > 0 && !outs[i].obs_gone) return 1;
+  return 0;
+}
+
 static int obs_step(struct out *s, size_t budget) {
   int moved = 0;
-  if (s->obs_gone) return 0;
+  /* In batches, as the records (cq_due): the tap wakes once per batch, not per small answer. */
+  if (!copies_due(s, now_ns())) return 0;
   if (s->in_o > 0) {
     size_t k = s->in_o < budget ? s->in_o : budget;
     ssize_t n = splice(s->o[0], NULL, s->obs, NULL, k, SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
@@ -357,8 +393,10 @@ static int out_step(struct out *s) {
     ssize_t n = s->ring_len ? 0 : tee(s->p[0], s->o[1], s->in_p, SPLICE_F_NONBLOCK);
     if (n > 0) {
       s->teed = (size_t)n;
+      if (s->in_o + s->ring_len == 0) s->copy_first_at = now_ns();
       s->in_o += (size_t)n;
     } else if (s->ring_len + s->in_p <= RING_MAX) {
+      if (s->in_o + s->ring_len == 0) s->copy_first_at = now_ns();
       s->teed = ring_copy(s);
     }
   }
@@ -715,8 +753,9 @@ int main(void) {
     for (int i = 0; i < 2; i++)
       if (outs[i].gap_n && cq_room(MARK_BYTES)) gap_flush(&outs[i]);
     if (in_gap_n && cq_room(GAP_BYTES)) in_gap_flush();
-    /* What this round said goes to the tap before waiting: one write a round, not a record. */
-    cq_flush();
+    /* What this round said goes to the tap before waiting, once a batch is due. */
+    t = now_ns();
+    if (cq_due(t)) cq_flush();
 
     struct pollfd p[12];
     int n = 0;
@@ -725,8 +764,7 @@ int main(void) {
       if (s->done) continue;
       if (s->in_p == 0 && reading(s)) p[n++] = (struct pollfd){s->src, POLLIN, 0};
       if (s->in_p > 0 && !s->dst_gone) p[n++] = (struct pollfd){s->dst, POLLOUT, 0};
-      if ((s->in_o > 0 || s->ring_len > 0) && !s->obs_gone)
-        p[n++] = (struct pollfd){s->obs, POLLOUT, 0};
+      if (copies_due(s, t)) p[n++] = (struct pollfd){s->obs, POLLOUT, 0};
     }
     if (!in_closed) {
       if (in_off == in_len && !in_eof) p[n++] = (struct pollfd){HOST_IN, POLLIN, 0};
@@ -734,11 +772,14 @@ int main(void) {
         p[n++] = (struct pollfd){SRV_IN, POLLOUT, 0};
     }
     if (!ctrl_gone) {
-      short ev = cq_len > cq_off ? POLLIN | POLLOUT : POLLIN;
+      short ev = cq_due(t) ? POLLIN | POLLOUT : POLLIN;
       /* Past its bound the queue is only drained: stop reading what would add to it. */
       p[n++] = (struct pollfd){CTRL, ev, 0};
     }
     uint64_t wait_ms = state_dirty ? STATE_MIN_NS / 1000000 : STATE_EVERY_NS / 1000000;
+    /* A batch of records or copies waiting: wake when it is due. */
+    if (((cq_len > cq_off && !ctrl_gone) || copies_waiting()) && wait_ms > CTRL_BATCH_NS / 1000000)
+      wait_ms = CTRL_BATCH_NS / 1000000;
     int r = poll(p, (nfds_t)n, (int)wait_ms);
     if (r < 0 && errno != EINTR) fail("poll");
     for (int i = 0; i < n; i++) {
