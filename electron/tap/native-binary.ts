@@ -4,7 +4,27 @@
  * (a glibc build stage, a musl runtime; another machine) holds a binary whose exec fails: the tap
  * would lose every session to it, where its JavaScript relay works.
  */
-import { closeSync, existsSync, openSync, readSync } from 'node:fs';
+import { accessSync, closeSync, constants, existsSync, openSync, readSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+
+/** The built relay (scripts/build-native.mjs), beside this module in dist/. */
+export const RELAY_BINARY = fileURLToPath(new URL('./pipescope-relay', import.meta.url));
+
+/** Why `binary` cannot run here (null: it can): Linux only, built, and able to start. */
+export function relayBinaryUnavailable(binary = RELAY_BINARY): string | null {
+  if (process.platform !== 'linux') return `not on ${process.platform} (splice is Linux's)`;
+  try {
+    accessSync(binary, constants.X_OK);
+  } catch {
+    return 'pipescope-relay was not built (no C compiler when `npm run build` ran)';
+  }
+  try {
+    const why = elfCannotRun(binary);
+    return why === null ? null : `pipescope-relay cannot start here: ${why}`;
+  } catch (e) {
+    return `pipescope-relay cannot be read: ${(e as Error).message}`;
+  }
+}
 
 /** e_machine of the architectures Node runs on. */
 const ELF_MACHINE: Partial<Record<string, number>> = {

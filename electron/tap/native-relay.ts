@@ -15,13 +15,12 @@
  * tap's entry (main.ts) through `done`.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { accessSync, closeSync, constants, openSync } from 'node:fs';
+import { closeSync, openSync } from 'node:fs';
 import type { Readable, Writable } from 'node:stream';
-import { fileURLToPath } from 'node:url';
 import type { ExitInfo } from '../wire/protocol.js';
 import type { FromRelay, RelayToObserver, ToRelay } from '../wire/tap-protocol.js';
 import { HostReadMeter } from './host-read-meter.js';
-import { elfCannotRun } from './native-binary.js';
+import { RELAY_BINARY, relayBinaryUnavailable } from './native-binary.js';
 import {
   abandonCommand,
   injectCommand,
@@ -35,7 +34,7 @@ import type { RelayEnd } from './relay.js';
 import { underDeathSignal } from './spawn-server.js';
 import { relayTees, type Tee } from './tee.js';
 
-const BINARY = fileURLToPath(new URL('./pipescope-relay', import.meta.url));
+const BINARY = RELAY_BINARY;
 const HOST_READ_MIN_BYTES = 64 * 1024;
 /** After the server's exit, how long its pipes may stay open (held by what it left behind). */
 const AFTER_EXIT_MS = 1000;
@@ -48,18 +47,7 @@ export function nativeRelayUnavailable(
   binary = BINARY,
 ): string | null {
   if (env.PIPESCOPE_TAP_RELAY === 'node') return 'PIPESCOPE_TAP_RELAY=node';
-  if (process.platform !== 'linux') return `not on ${process.platform} (splice is Linux's)`;
-  try {
-    accessSync(binary, constants.X_OK);
-  } catch {
-    return 'pipescope-relay was not built (no C compiler when `npm run build` ran)';
-  }
-  try {
-    const why = elfCannotRun(binary);
-    return why === null ? null : `pipescope-relay cannot start here: ${why}`;
-  } catch (e) {
-    return `pipescope-relay cannot be read: ${(e as Error).message}`;
-  }
+  return relayBinaryUnavailable(binary);
 }
 
 export class NativeRelay {

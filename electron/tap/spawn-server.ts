@@ -1,21 +1,26 @@
 /**
- * How the tap starts the host's server: as asked, or on Linux under `setpriv --pdeathsig KILL`,
- * which sets the parent-death signal and execs the server (the same pid, argv, env and cwd): if
- * the tap is killed outright (SIGKILL, which it cannot forward), the server is killed too, as the
- * host's SIGKILL would have killed it without the tap.
+ * How the tap starts the host's server: as asked, or on Linux under a parent-death signal, so
+ * that a tap killed outright (SIGKILL, which it cannot forward) takes its server with it, as the
+ * host's SIGKILL would have without the tap. Through `pipescope-relay exec <tap pid> -- …`
+ * (native/relay.c: it checks the tap is still its parent once the signal is set, then execs the
+ * server: the same pid, argv, env and cwd); where that binary cannot run, `setpriv --pdeathsig
+ * KILL` (which does not check: a tap killed in the first milliseconds can leave an orphan).
  */
 
 import { accessSync, closeSync, constants as fsConstants, openSync, statSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
 import type { Readable } from 'node:stream';
+import { RELAY_BINARY, relayBinaryUnavailable } from './native-binary.js';
 
 const SETPRIV = '/usr/bin/setpriv';
 
-/** `command` run under setpriv's parent-death signal where that works: Linux, setpriv there,
- *  and the command found (else the spawn's own ENOENT says so, as without it). */
+/** `command` run under a parent-death signal where that works: Linux, and the command found
+ *  (else the spawn's own ENOENT says so, as without it). Whichever relay moves the bytes. */
 export function underDeathSignal(command: string, args: string[]): [string, string[]] {
-  if (process.platform !== 'linux' || !canRun(SETPRIV) || !findCommand(command))
-    return [command, args];
+  if (process.platform !== 'linux' || !findCommand(command)) return [command, args];
+  if (relayBinaryUnavailable() === null)
+    return [RELAY_BINARY, ['exec', String(process.pid), '--', command, ...args]];
+  if (!canRun(SETPRIV)) return [command, args];
   return [SETPRIV, ['--pdeathsig', 'KILL', '--', command, ...args]];
 }
 

@@ -696,7 +696,26 @@ static void nonblock(int fd) {
   if (fl >= 0) fcntl(fd, F_SETFL, fl | O_NONBLOCK);
 }
 
-int main(void) {
+/* `pipescope-relay exec <tap pid> -- <command> [args...]`: how the tap starts its server on
+ * Linux. The parent-death signal set, then the parent checked (setpriv, which the tap used before,
+ * does not check: a tap killed between the fork and its prctl left the server an orphan), then
+ * the server exec'd in this process (the same pid, argv, environment and cwd; the death signal
+ * survives the exec). Before anything else in main: dispositions the relay changes survive an exec. */
+static int exec_server(char **argv) {
+  pid_t tap = (pid_t)atol(argv[2]);
+  prctl(PR_SET_PDEATHSIG, SIGKILL);
+  if (getppid() != tap) _exit(137); /* the tap is gone: as its SIGKILL would have ended us */
+  execvp(argv[4], &argv[4]);
+  int e = errno;
+  char msg[512];
+  int n = snprintf(msg, sizeof msg, "pipescope tap: cannot start %s: %s\n", argv[4], strerror(e));
+  if (n > 0 && write(HOST_ERR, msg, (size_t)n) < 0) { /* nothing left to tell */ }
+  _exit(e == ENOENT ? 127 : 126);
+}
+
+int main(int argc, char **argv) {
+  if (argc >= 5 && strcmp(argv[1], "exec") == 0 && strcmp(argv[3], "--") == 0)
+    return exec_server(argv);
   pid_t parent = getppid();
   prctl(PR_SET_PDEATHSIG, SIGKILL);
   if (getppid() != parent) _exit(71); /* the tap died before we could follow it */
