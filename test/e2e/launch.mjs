@@ -40,10 +40,18 @@ export function checkPrerequisites() {
  * @param {import('./launch.d.mts').BrowserModeOptions} [options]
  */
 export async function openBrowserMode(options = {}) {
+  // Its tap socket and traces in folders of its own (unless the test chose them): nothing in the
+  // user's ~/.pipescope, and no meeting with a Pipescope the user has running.
+  const scratch = mkdtempSync(path.join(tmpdir(), 'pipescope-e2e-host-'));
+  const env = {
+    ...process.env,
+    PIPESCOPE_TAP_DIR: process.env.PIPESCOPE_TAP_DIR ?? path.join(scratch, 'run'),
+    PIPESCOPE_TRACE_DIR: process.env.PIPESCOPE_TRACE_DIR ?? path.join(scratch, 'traces'),
+  };
   const host = spawn(
     process.execPath,
     [path.join(ROOT, 'bin/pipescope.js'), 'web', '--port', '0', '--no-open'],
-    { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] },
+    { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'], env },
   );
   let err = '';
   host.stderr.on('data', (d) => {
@@ -62,6 +70,7 @@ export async function openBrowserMode(options = {}) {
       await Promise.race([exited, timer]);
       if (host.exitCode === null && host.signalCode === null) host.kill('SIGKILL');
     }
+    rmSync(scratch, { recursive: true, force: true });
   };
   try {
     const url = await new Promise((resolve, reject) => {
