@@ -36,6 +36,7 @@ export default defineConfig({
       {
         test: {
           name: 'integration',
+          setupFiles: ['test/fixtures/isolated-dirs.ts'],
           include: ['test/integration/**/*.test.ts'],
           exclude: ALONE,
           environment: 'node',
@@ -52,6 +53,7 @@ export default defineConfig({
           // by process state: one at a time, after the others, so that neither starves the
           // timing of the other (a spinning server beside a 1 s probe deadline).
           name: 'integration-alone',
+          setupFiles: ['test/fixtures/isolated-dirs.ts'],
           include: ALONE,
           environment: 'node',
           testTimeout: 30_000,
@@ -64,6 +66,7 @@ export default defineConfig({
       {
         test: {
           name: 'e2e',
+          setupFiles: ['test/fixtures/isolated-dirs.ts'],
           include: ['test/e2e/**/*.test.ts'],
           environment: 'node',
           testTimeout: 60_000,
