@@ -11,15 +11,8 @@ import type { FrameSearchHit, FrameSummary } from '../../../shared/frames.js';
 import { formatCount, plural } from '../../components/format.js';
 import { LogList } from '../../components/LogList.js';
 import './frames.css';
-import {
-  directionArrow,
-  directionLabel,
-  formatBytes,
-  formatExactBytes,
-  formatId,
-  formatTime,
-  singleLine,
-} from './format.js';
+import { FrameLeadColumns } from './FrameLeadColumns.js';
+import { formatBytes, formatExactBytes, singleLine } from './format.js';
 import {
   EMPTY_FILTER,
   FRAME_KINDS,
@@ -92,13 +85,7 @@ const FrameRow = memo(function FrameRow({ frame, odd, selected, onOpen }: RowPro
       aria-current={selected ? 'true' : undefined}
       onClick={() => onOpen(frame.seq)}
     >
-      <span className="ps-col-time">{formatTime(frame.t)}</span>
-      <span className="ps-col-dir" title={directionLabel(frame.dir)}>
-        {directionArrow(frame.dir)}
-      </span>
-      <span className="ps-col-kind">{frame.kind}</span>
-      <span className="ps-col-id">{formatId(frame.id)}</span>
-      <span className="ps-col-method">{frame.method ?? ''}</span>
+      <FrameLeadColumns frame={frame} />
       <span className="ps-col-size" title={size.title}>
         {size.text}
       </span>

@@ -5,14 +5,8 @@
 import { memo, type ReactElement } from 'react';
 import type { FrameSearchHit } from '../../../shared/frames.js';
 import { formatCount, formatBytes as formatSize } from '../../components/format';
-import {
-  directionArrow,
-  directionLabel,
-  formatBytes,
-  formatExactBytes,
-  formatId,
-  formatTime,
-} from './format.js';
+import { FrameLeadColumns } from './FrameLeadColumns.js';
+import { formatBytes, formatExactBytes } from './format.js';
 import type { PayloadSearchState } from './usePayloadSearch.js';
 
 /** Characters of context a hit's row shows before its match. */
@@ -43,13 +37,7 @@ export const HitRow = memo(function HitRow({ hit, selected, onOpen }: HitRowProp
       title={`#${hit.seq}: match at byte ${hit.offset.toLocaleString('en-US')}${hit.previewOnly ? ' (its bytes were dropped: only its first bytes were searched)' : ''}`}
       onClick={() => onOpen(hit.seq)}
     >
-      <span className="ps-col-time">{formatTime(hit.t)}</span>
-      <span className="ps-col-dir" title={directionLabel(hit.dir)}>
-        {directionArrow(hit.dir)}
-      </span>
-      <span className="ps-col-kind">{hit.kind}</span>
-      <span className="ps-col-id">{formatId(hit.id)}</span>
-      <span className="ps-col-method">{hit.method ?? ''}</span>
+      <FrameLeadColumns frame={hit} />
       <span className="ps-col-size" title={formatExactBytes(hit.bytes)}>
         {formatBytes(hit.bytes)}
       </span>
