@@ -2,12 +2,13 @@
  * The tap at the edges a review found, on real processes (this test is the host): a server
  * that logs more than the tee's bound, signals a Node process cannot die of, a host that closes
  * the tap's stderr, stderr still arriving at the exit, a child that keeps stdout open, a tap
- * killed outright, a server that closes its stdin, and a listener at the socket that asks the
- * tap to start a process.
+ * killed outright, a server that closes its stdin, one that closes stdout and stderr and reads
+ * on, and a listener at the socket that asks the tap to start a process.
  */
 import { type ChildProcessWithoutNullStreams, spawn, spawnSync } from 'node:child_process';
 import {
   closeSync,
+  existsSync,
   mkdtempSync,
   openSync,
   readdirSync,
@@ -217,6 +218,28 @@ describe.each(TAP_RELAYS)('tap ($name relay): edges', (relay) => {
     setTimeout(() => c.stdin.write('again\n'), 200);
     expect(await failed).toBe('EPIPE');
     expect((await closed(c))[0]).toBe(0);
+  }, 30_000);
+
+  it('a server that closed stdout and stderr still gets the host’s lines until stdin ends', async () => {
+    // Its output ends while it reads on: without the tap the host's later writes reach it, and
+    // so they must through the tap.
+    const dir = tmp();
+    const got = path.join(dir, 'got.txt');
+    const c = tap(['--no-publish', '--', 'sh', '-c', `exec 1>&- 2>&-; cat > '${got}'`], dir);
+    const out = collect(c.stdout);
+    c.stderr.resume();
+    // The server has closed its output by the time it reads (its file exists).
+    await waitFor(() => existsSync(got), 10_000, 'the server reading');
+    await new Promise((r) => setTimeout(r, 300));
+    const lines = Array.from({ length: 50 }, (_, i) => `{"jsonrpc":"2.0","id":${i}}\n`);
+    for (const line of lines) {
+      c.stdin.write(line);
+      await new Promise((r) => setTimeout(r, 5));
+    }
+    c.stdin.end();
+    expect((await closed(c))[0]).toBe(0);
+    expect(out()).toBe('');
+    expect(readFileSync(got, 'utf8')).toBe(lines.join(''));
   }, 30_000);
 
   it('a host whose stdout and stderr are files opened to append: every byte lands there', async () => {

@@ -639,6 +639,8 @@ static void send_state(uint64_t t, int last) {
 
 static char cmd_buf[CMD_MAX + 16];
 static size_t cmd_len;
+/* Bytes of a command over CMD_MAX still to drop as they come (it was refused whole). */
+static size_t cmd_skip;
 
 static void read_commands(void) {
   for (;;) {
@@ -650,13 +652,30 @@ static void read_commands(void) {
     if (r < 0) break;
     cmd_len += (size_t)r;
     for (;;) {
+      if (cmd_skip > 0) {
+        size_t k = cmd_skip < cmd_len ? cmd_skip : cmd_len;
+        memmove(cmd_buf, cmd_buf + k, cmd_len - k);
+        cmd_len -= k;
+        cmd_skip -= k;
+        if (cmd_skip > 0) break;
+      }
       if (cmd_len < 8) break;
       unsigned char *h = (unsigned char *)cmd_buf;
       uint32_t len = (uint32_t)h[4] | (uint32_t)h[5] << 8 | (uint32_t)h[6] << 16 |
                      (uint32_t)h[7] << 24;
       if (len > CMD_MAX) {
-        errno = EPROTO;
-        fail("a command over its limit");
+        /* A line of Pipescope's this long (no cancellation is): refused, the relay goes on. */
+        if (h[0] != C_INJECT || len < 8) {
+          errno = EPROTO;
+          fail("a command over its limit");
+        }
+        if (cmd_len < 16) break; /* its sequence number first */
+        uint64_t u[2] = {0, 0};
+        memcpy(&u[0], cmd_buf + 8, 8);
+        const char *error = "a line over 1 MiB: not written";
+        record(R_INJECT_DONE, 0, 0, u, 2, error, strlen(error));
+        cmd_skip = 8 + (size_t)len;
+        continue;
       }
       if (cmd_len < 8 + (size_t)len) break;
       if (h[0] == C_INJECT && len >= 8 && (in_closed || len == 8)) {
@@ -767,7 +786,10 @@ int main(int argc, char **argv) {
     uint64_t t = now_ns();
     if (state_dirty ? t - last_state_at >= STATE_MIN_NS : t - last_state_at >= STATE_EVERY_NS)
       send_state(t, 0);
-    if (outs[0].done && outs[1].done) break;
+    /* The server's output has ended and reached the host; its stdin goes on being relayed
+     * until one side closes it, or the server is gone (abandon): a server may close stdout and
+     * stderr and still read. */
+    if (outs[0].done && outs[1].done && (in_closed || abandoning)) break;
     /* What waited for room in the queue, once it has some. */
     for (int i = 0; i < 2; i++)
       if (outs[i].gap_n && cq_room(MARK_BYTES)) gap_flush(&outs[i]);
@@ -789,6 +811,8 @@ int main(int argc, char **argv) {
       if (in_off == in_len && !in_eof) p[n++] = (struct pollfd){HOST_IN, POLLIN, 0};
       if (in_off < in_len || (inj_head && in_at_line_end))
         p[n++] = (struct pollfd){SRV_IN, POLLOUT, 0};
+      else
+        p[n++] = (struct pollfd){SRV_IN, 0, 0}; /* its end closed: POLLHUP/POLLERR, no write */
     }
     if (!ctrl_gone) {
       short ev = cq_due(t) ? POLLIN | POLLOUT : POLLIN;
@@ -803,6 +827,10 @@ int main(int argc, char **argv) {
     if (r < 0 && errno != EINTR) fail("poll");
     for (int i = 0; i < n; i++) {
       if (p[i].fd == CTRL && (p[i].revents & (POLLIN | POLLHUP | POLLERR))) read_commands();
+      /* The server closed its stdin (or exited) with nothing of ours to write. */
+      if (p[i].fd == SRV_IN && p[i].events == 0 && (p[i].revents & (POLLHUP | POLLERR)) &&
+          !in_closed)
+        stdin_closed();
       /* A peer that hung up reads as EOF or EPIPE in the next step. */
     }
   }
