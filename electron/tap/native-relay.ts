@@ -36,6 +36,9 @@ import { relayTees, type Tee } from './tee.js';
 
 const BINARY = RELAY_BINARY;
 const HOST_READ_MIN_BYTES = 64 * 1024;
+/** relay.c's CMD_MAX: a command's payload (a line of Pipescope's and its 8-byte sequence number)
+ *  past it is refused. No cancellation comes near it. */
+const INJECT_MAX = 1024 * 1024;
 /** After the server's exit, how long its pipes may stay open (held by what it left behind). */
 const AFTER_EXIT_MS = 1000;
 
@@ -322,6 +325,12 @@ export class NativeRelay {
   onWorkerMessage(msg: ToRelay): void {
     if (msg.type === 'ack')
       (msg.stream === 'stderr' ? this.stderrTee : this.stdoutTee).ack(msg.bytes);
+    else if (msg.data.length + 8 > INJECT_MAX)
+      // (relay.c refuses it too; no need to send it the bytes)
+      this.stdoutTee.post(
+        { type: 'inject-done', seq: msg.seq, waitedMs: 0, error: 'a line over 1 MiB: not written' },
+        true,
+      );
     else if (this.ctrl && !this.nativeDone) this.ctrl.write(injectCommand(msg.seq, msg.data));
     else
       this.stdoutTee.post(

@@ -79,6 +79,32 @@ describe.runIf(native)('the native relay, driven directly', () => {
     expect(done).toMatchObject({ error: expect.any(String) });
   });
 
+  it("a line of Pipescope's over 1 MiB is refused whole; the relay and the host's lines go on", async () => {
+    const r = start(['cat']);
+    r.hostErr?.resume();
+    let out = '';
+    r.hostOut?.on('data', (d: Buffer) => {
+      out += d.toString();
+    });
+    r.ctrl.write(injectCommand(5, Buffer.alloc(3 * MiB, 0x61)));
+    r.ctrl.write(injectCommand(6, Buffer.from('{"small":1}\n')));
+    await waitFor(
+      () => r.records.some((x) => x.type === 'inject-done' && x.seq === 6),
+      10_000,
+      'the small line done',
+    );
+    expect(r.records.find((x) => x.type === 'inject-done' && x.seq === 5)).toMatchObject({
+      error: expect.stringMatching(/over 1 MiB/),
+    });
+    expect(r.records.find((x) => x.type === 'inject-done' && x.seq === 6)).toMatchObject({
+      error: null,
+    });
+    r.hostIn?.write('{"id":1}\n');
+    await waitFor(() => out === '{"small":1}\n{"id":1}\n', 5000, "the host's line through");
+    r.hostIn?.end();
+    expect((await r.exited)[0]).toBe(0);
+  });
+
   it("an empty line of Pipescope's is done at once, and the host's lines go on", async () => {
     const r = start(['cat']);
     r.hostErr?.resume();
