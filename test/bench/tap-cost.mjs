@@ -7,7 +7,9 @@
  * split the cost: `native` is the native relay and the thread reading its copies with no
  * observer (what the relay costs by itself); `relay` the JavaScript Relay alone, `stub` the same
  * feeding a worker that only acknowledges the copies; `pipe` a bare Node relay, `stdout.pipe()`
- * both ways, the floor for any relay written in Node.
+ * both ways, the floor for any relay written in Node. `floor` and `floor-copy` are the floor for
+ * any relay at all on this machine (floor-relay.c, compiled here when a C compiler is found): a
+ * splice relay with no observer, and the same with one thread that reads a copy of every byte.
  *
  * 1. Throughput: a server writes one 64 MiB JSON-RPC response line and waits for stdin EOF. The
  *    host reads it all: ms from its first byte to its last, and from spawn to the last byte.
@@ -84,6 +86,22 @@ const f = (x, d = 1) => (Number.isFinite(x) ? x.toFixed(d) : '-');
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 let TMP = '';
+/** floor-relay.c, built into TMP (null: no C compiler, the floor rows are left out). */
+let FLOOR = null;
+
+function buildFloor() {
+  if (process.platform !== 'linux') return null;
+  const out = path.join(TMP, 'floor-relay');
+  const cc = process.env.CC || 'cc';
+  const r = spawnSync(
+    cc,
+    ['-O2', '-pthread', '-o', out, path.join(ROOT, 'test/bench/floor-relay.c')],
+    {
+      stdio: 'ignore',
+    },
+  );
+  return r.status === 0 ? out : null;
+}
 let ENV = process.env;
 /** Every process started here (hosts, taps, direct servers) and the taps' servers, by pid. */
 const started = new Set();
@@ -96,14 +114,16 @@ function command(mode, server) {
   if (mode === 'stub') return [process.execPath, SELF, '--relay-stub', '--', ...server];
   if (mode === 'pipe') return [process.execPath, SELF, '--relay-pipe', '--', ...server];
   if (mode === 'native') return [process.execPath, SELF, '--relay-native', '--', ...server];
+  if (mode === 'floor') return [FLOOR, '--', ...server];
+  if (mode === 'floor-copy') return [FLOOR, '--copy', '--', ...server];
   return [process.execPath, BIN, 'tap', '--no-publish', '--', ...server];
 }
 const nodeServer = (kind) => [process.execPath, SELF, '--serve', kind];
 
-function start(mode, server) {
+function start(mode, server, baseEnv = ENV) {
   const [cmd, ...args] = command(mode, server);
   // `tap-node`: the tap with its JavaScript relay (where the native one cannot run).
-  const env = mode === 'tap-node' ? { ...ENV, PIPESCOPE_TAP_RELAY: 'node' } : ENV;
+  const env = mode === 'tap-node' ? { ...baseEnv, PIPESCOPE_TAP_RELAY: 'node' } : baseEnv;
   const child = spawn(cmd, args, { stdio: ['pipe', 'pipe', 'pipe'], env });
   started.add(child);
   child.stderr.on('data', () => {}); // the tap's own lines (flight recorder written ...)
@@ -198,7 +218,7 @@ async function throughputOnce(mode, { settled = false, stallMs = 0 } = {}) {
   const t0 = performance.now();
   const child = start(mode, nodeServer(settled ? 'big-ask' : 'big'));
   const hostEnd = endKind(child.pid);
-  const mem = mode === 'direct' ? null : watchMemory(child);
+  const mem = mode === 'direct' || mode.startsWith('floor') ? null : watchMemory(child);
   let first = null;
   let got = 0;
   let asked = t0;
@@ -305,9 +325,9 @@ async function latencyOnce(mode, messages, warmup = 200) {
 
 // 3: spawn to the first byte.
 const SH_READY = ['sh', '-c', 'echo \'{"jsonrpc":"2.0","method":"ready"}\'; exec cat >/dev/null'];
-async function startupOnce(mode, server) {
+async function startupOnce(mode, server, env = ENV) {
   const t0 = performance.now();
-  const child = start(mode, server);
+  const child = start(mode, server, env);
   if (mode !== 'direct') watchMemory(child); // notes the server, for the clean-up
   await new Promise((resolve, reject) => {
     child.stdout.once('data', resolve);
@@ -462,7 +482,17 @@ async function bench() {
     });
   const t0 = performance.now();
   const TWO = ['direct', 'tap'];
-  const MODES = ['direct', 'pipe', 'relay', 'stub', 'native', 'tap-node', 'tap'];
+  FLOOR = buildFloor();
+  const MODES = [
+    'direct',
+    ...(FLOOR ? ['floor', 'floor-copy'] : []),
+    'pipe',
+    'relay',
+    'stub',
+    'native',
+    'tap-node',
+    'tap',
+  ];
   const lap = (() => {
     let at = performance.now();
     const laps = [];
@@ -487,10 +517,15 @@ async function bench() {
   lap('latency');
   const st = { direct: [], tap: [] };
   const stSh = { direct: [], tap: [] };
+  // NODE_EXTRA_CA_CERTS makes every Node process parse the file at start (~90 ms here): the
+  // tap's own Node then pays it too. Measured both ways where it is set.
+  const noCa = process.env.NODE_EXTRA_CA_CERTS ? { ...ENV, NODE_EXTRA_CA_CERTS: '' } : null;
+  const stShNoCa = { direct: [], tap: [] };
   for (let i = 0; i < opts.starts; i++)
     for (const mode of TWO) {
       st[mode].push(await startupOnce(mode, nodeServer('ready')));
       if (i % 2 === 0) stSh[mode].push(await startupOnce(mode, SH_READY));
+      if (i % 2 === 0 && noCa) stShNoCa[mode].push(await startupOnce(mode, SH_READY, noCa));
     }
   lap('start-up');
   const py = pythonHost(opts);
@@ -562,8 +597,17 @@ async function bench() {
   ];
   table(
     ['server, path', 'median', 'added', 'min', 'max'],
-    [...TWO.map((m) => sRow('node', st, m)), ...TWO.map((m) => sRow('sh', stSh, m))],
+    [
+      ...TWO.map((m) => sRow('node', st, m)),
+      ...TWO.map((m) => sRow('sh', stSh, m)),
+      ...(noCa ? TWO.map((m) => sRow('sh, no CA file', stShNoCa, m)) : []),
+    ],
   );
+  if (noCa)
+    console.log(
+      '(this machine sets NODE_EXTRA_CA_CERTS, which every Node process parses at start; ' +
+        '"no CA file": the same with it empty)',
+    );
 
   const peak = median(tpSettled.tap.map((r) => r.peakMiB));
   const relayPeak = median(tpSettled.relay.map((r) => r.peakMiB));
@@ -585,6 +629,15 @@ async function bench() {
     ratios.every(([, r]) => r <= 1.1),
     `throughput, 64 MiB line (budget 1.1× direct): ${ratios.map(([h, r]) => `${f(r, 2)}× ${h}`).join(', ')}`,
   );
+  if (FLOOR) {
+    const floor = (mode) =>
+      med(tpSettled, mode, 'firstToLastMs') / med(tpSettled, 'direct', 'firstToLastMs');
+    console.log(
+      `        the floor on this machine, socketpair settled: ${f(floor('floor'), 2)}× a bare ` +
+        `splice relay, ${f(floor('floor-copy'), 2)}× the same with one thread reading a copy of ` +
+        'every byte (floor-relay.c)',
+    );
+  }
   const added = [['socketpair', lat], ...(py ? [['pipe', py.latency]] : [])].map(([h, l]) => [
     h,
     l.tap.p50 - l.direct.p50,
@@ -604,9 +657,11 @@ async function bench() {
   );
   const addedNode = median(st.tap) - median(st.direct);
   const addedSh = median(stSh.tap) - median(stSh.direct);
+  const addedNoCa = noCa ? median(stShNoCa.tap) - median(stShNoCa.direct) : null;
   verdict(
     addedNode <= 100 && addedSh <= 100,
-    `start-up (budget +100 ms): +${f(addedNode)} ms with a node server, +${f(addedSh)} ms with sh`,
+    `start-up (budget +100 ms): +${f(addedNode)} ms with a node server, +${f(addedSh)} ms with sh` +
+      (addedNoCa === null ? '' : `; +${f(addedNoCa)} ms with sh and no NODE_EXTRA_CA_CERTS`),
   );
   console.log(`\ntap cost total ${((performance.now() - t0) / 1000).toFixed(1)} s (${lap()})`);
 }
