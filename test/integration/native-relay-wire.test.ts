@@ -24,6 +24,17 @@ const start = (...a: Parameters<typeof startRelay>): RelayRun => {
   return r;
 };
 
+/** The relay around `cat`, and what the host has read of it so far. */
+function catRelay(): [RelayRun, () => string] {
+  const r = start(['cat']);
+  r.hostErr?.resume();
+  let out = '';
+  r.hostOut?.on('data', (d: Buffer) => {
+    out += d.toString();
+  });
+  return [r, () => out];
+}
+
 describe.runIf(native)('the native relay, driven directly', () => {
   it('a tap that does not read its records: the relay holds at most its bound of them', async () => {
     // The host's 20 MiB of requests fill the queue with their copies (up to its bound); then
@@ -80,12 +91,7 @@ describe.runIf(native)('the native relay, driven directly', () => {
   });
 
   it("a line of Pipescope's over 1 MiB is refused whole; the relay and the host's lines go on", async () => {
-    const r = start(['cat']);
-    r.hostErr?.resume();
-    let out = '';
-    r.hostOut?.on('data', (d: Buffer) => {
-      out += d.toString();
-    });
+    const [r, out] = catRelay();
     r.ctrl.write(injectCommand(5, Buffer.alloc(3 * MiB, 0x61)));
     r.ctrl.write(injectCommand(6, Buffer.from('{"small":1}\n')));
     await waitFor(
@@ -100,18 +106,13 @@ describe.runIf(native)('the native relay, driven directly', () => {
       error: null,
     });
     r.hostIn?.write('{"id":1}\n');
-    await waitFor(() => out === '{"small":1}\n{"id":1}\n', 5000, "the host's line through");
+    await waitFor(() => out() === '{"small":1}\n{"id":1}\n', 5000, "the host's line through");
     r.hostIn?.end();
     expect((await r.exited)[0]).toBe(0);
   });
 
   it("an empty line of Pipescope's is done at once, and the host's lines go on", async () => {
-    const r = start(['cat']);
-    r.hostErr?.resume();
-    let out = '';
-    r.hostOut?.on('data', (d: Buffer) => {
-      out += d.toString();
-    });
+    const [r, out] = catRelay();
     r.ctrl.write(injectCommand(7, new Uint8Array(0)));
     await waitFor(
       () => r.records.some((x) => x.type === 'inject-done' && x.seq === 7),
@@ -120,7 +121,7 @@ describe.runIf(native)('the native relay, driven directly', () => {
     );
     expect(r.records.find((x) => x.type === 'inject-done')).toMatchObject({ seq: 7, error: null });
     r.hostIn?.write('{"id":1}\n');
-    await waitFor(() => out === '{"id":1}\n', 5000, "the host's line through");
+    await waitFor(() => out() === '{"id":1}\n', 5000, "the host's line through");
     r.hostIn?.end();
     expect((await r.exited)[0]).toBe(0);
   });
