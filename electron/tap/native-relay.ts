@@ -76,6 +76,8 @@ export class NativeRelay {
   private exit: ExitInfo | null = null;
   private spawnError: RelayEnd['spawnError'] = null;
   private nativeDone = false;
+  /** Whether the native relay was told the server is gone (abandonCommand). */
+  private abandonSent = false;
   private failed = false;
   private exitPosted = false;
   private finished = false;
@@ -139,8 +141,9 @@ export class NativeRelay {
       this.postExit();
       // What the server left behind may hold its pipes: the host would see the exit at once
       // without the tap, so the native relay gets so long to see their end.
-      const giveUp = setTimeout(() => this.ctrl?.write(abandonCommand()), AFTER_EXIT_MS);
+      const giveUp = setTimeout(() => this.abandon(), AFTER_EXIT_MS);
       giveUp.unref();
+      this.abandonIfOutputEnded();
       this.maybeFinish();
     });
   }
@@ -202,6 +205,21 @@ export class NativeRelay {
     this.maybeFinish();
   }
 
+  /** Tells the native relay the server is gone (once): it reads what the server's pipes hold
+   *  now, delivers it, and ends, whatever still holds the server's stdin. */
+  private abandon(): void {
+    if (this.abandonSent || this.nativeDone || !this.ctrl) return;
+    this.abandonSent = true;
+    this.ctrl.write(abandonCommand());
+  }
+
+  /** The server exited and its stdout and stderr have ended: nothing is left to wait for (a
+   *  process it left that holds only its stdin must not delay the exit the host sees by
+   *  AFTER_EXIT_MS; the JavaScript relay ends then too). */
+  private abandonIfOutputEnded(): void {
+    if (this.exit && this.endsSaid[0] !== null && this.endsSaid[1] !== null) this.abandon();
+  }
+
   /** The native relay failed: the host's pipes went with it. Say so; the server has no one to
    *  talk to any more. */
   private nativeFailed(why: string): void {
@@ -225,6 +243,7 @@ export class NativeRelay {
       case 'eof':
         this.endsSaid[r.dir] = this.at(r.t);
         this.maybeEnd(r.dir);
+        this.abandonIfOutputEnded();
         return;
       case 'state':
         this.postState(r);

@@ -111,6 +111,42 @@ describe.runIf(native)('the native relay, driven directly', () => {
     expect((await r.exited)[0]).toBe(0);
   });
 
+  it("a refused line in odd cuts (header, sequence number, body), the next commands in its tail's write", async () => {
+    // Its 8-byte header, then its sequence number, arrive a few bytes at a time: the relay waits
+    // for both before it answers, then drops the body across reads, and parses what follows it
+    // in the same read.
+    const r = start(['cat']);
+    r.hostErr?.resume();
+    let out = '';
+    r.hostOut?.on('data', (d: Buffer) => {
+      out += d.toString();
+    });
+    const big = Buffer.from(injectCommand(5, Buffer.alloc(2 * MiB + 3, 0x61)));
+    const small = [6, 7].map((seq) =>
+      Buffer.from(injectCommand(seq, Buffer.from(`{"small":${seq}}\n`))),
+    ) as [Buffer, Buffer];
+    let at = 0;
+    for (const cut of [3, 8, 11, 16, 17, MiB, big.length - 5]) {
+      r.ctrl.write(big.subarray(at, cut));
+      at = cut;
+      await new Promise((ok) => setTimeout(ok, 50));
+    }
+    r.ctrl.write(Buffer.concat([big.subarray(at), small[0], small[1].subarray(0, 5)]));
+    await new Promise((ok) => setTimeout(ok, 50));
+    r.ctrl.write(small[1].subarray(5));
+    await waitFor(() => out === '{"small":6}\n{"small":7}\n', 10_000, 'the next two lines');
+    const done = r.records.flatMap((x) =>
+      x.type === 'inject-done' ? [[x.seq, x.error === null]] : [],
+    );
+    expect(done).toEqual([
+      [5, false],
+      [6, true],
+      [7, true],
+    ]);
+    r.hostIn?.end();
+    expect((await r.exited)[0]).toBe(0);
+  });
+
   it("an empty line of Pipescope's is done at once, and the host's lines go on", async () => {
     const [r, out] = catRelay();
     r.ctrl.write(injectCommand(7, new Uint8Array(0)));

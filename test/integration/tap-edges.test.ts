@@ -185,6 +185,36 @@ describe.each(TAP_RELAYS)('tap ($name relay): edges', (relay) => {
     expect(out().trim()).toBe('150000');
   }, 30_000);
 
+  it('a child left holding only stdin does not delay the exit the host sees', async () => {
+    // The server's stdout and stderr have ended and it has exited: nothing is left to relay
+    // (the host's later lines have no server to go to), so the tap ends with it, not after the
+    // grace a child holding its output gets. Its end is timed from the server's own clock, once
+    // the observer is loaded (its start-up is not what is measured).
+    const dir = tmp();
+    const exited = path.join(dir, 'exited');
+    const server = [
+      `exec 3<&0; sleep 30 <&3 3<&- >/dev/null 2>&1 & echo $! > '${dir}/child'`,
+      `echo '{"jsonrpc":"2.0","method":"ready"}'; read line; date +%s%3N > '${exited}'`,
+    ].join('; ');
+    const c = tap(['--no-publish', '--', 'sh', '-c', server], dir);
+    const out = collect(c.stdout);
+    c.stderr.resume();
+    c.stdin.on('error', () => {});
+    await waitFor(() => out().includes('ready'), 10_000, 'the server ready');
+    await new Promise((r) => setTimeout(r, 1500));
+    c.stdin.write('{"jsonrpc":"2.0","method":"notifications/initialized"}\n');
+    const [code] = await closed(c);
+    const afterExit = Date.now() - Number(readFileSync(exited, 'utf8'));
+    try {
+      process.kill(Number(readFileSync(path.join(dir, 'child'), 'utf8')), 'SIGKILL');
+    } catch {
+      // gone already
+    }
+    expect(code).toBe(0);
+    // The grace for a child holding the output is a second (AFTER_EXIT_MS): well under it.
+    expect(afterExit).toBeLessThan(800);
+  }, 30_000);
+
   it('a tap killed outright (SIGKILL) takes its server with it, as the host’s SIGKILL would', async () => {
     // Killed the instant its first child exists, again and again: the window between the fork
     // and the parent-death signal is where an orphan was left (setpriv never checked).
@@ -228,6 +258,8 @@ describe.each(TAP_RELAYS)('tap ($name relay): edges', (relay) => {
     const c = tap(['--no-publish', '--', 'sh', '-c', `exec 1>&- 2>&-; cat > '${got}'`], dir);
     const out = collect(c.stdout);
     c.stderr.resume();
+    // A relay that ended with the output fails the later writes (EPIPE): what the server got says so.
+    c.stdin.on('error', () => {});
     // The server has closed its output by the time it reads (its file exists).
     await waitFor(() => existsSync(got), 10_000, 'the server reading');
     await new Promise((r) => setTimeout(r, 300));

@@ -23,9 +23,10 @@
  *
  * Nothing here ever writes fd 1 but the server's bytes. SIGPIPE, SIGINT, SIGTERM, SIGHUP,
  * SIGQUIT, SIGUSR1 and SIGUSR2 are ignored: the tap forwards the host's signals to the server,
- * and this process ends when the server's output has ended and reached the host (or the tap
- * says abandon, or dies: PR_SET_PDEATHSIG). Memory: fixed buffers, and the control queue under
- * CTRL_MAX (past it, no copies, and uncopied pieces are told as one).
+ * and this process ends when the server's output has ended and reached the host and its stdin
+ * is closed (by either side), or the server is gone (the tap says abandon: what its pipes held
+ * then is delivered first), or with the tap (PR_SET_PDEATHSIG). Memory: fixed buffers, and the
+ * control queue under CTRL_MAX (past it, no copies, and uncopied pieces are told as one).
  */
 #define _GNU_SOURCE
 #include <errno.h>
