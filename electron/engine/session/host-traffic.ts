@@ -6,7 +6,8 @@
  * every line is kept in the frame store as an outgoing frame. The tap also says how long the host
  * took to read each large answer (`hostRead`), which goes on the request it answered.
  *
- * Owns: a small, bounded map of large incoming frames by offset. Fed by: the tap's observer.
+ * Owns: a small, bounded map of large incoming frames by offset, and the answers that came
+ * before their request (EarlyAnswers). Fed by: the tap's observer.
  * Listens: the session, through the request table's and the frame store's own hooks.
  */
 import type { FrameKind, FrameSummary } from '../../../shared/frames.js';
@@ -20,6 +21,64 @@ export const HOST_READ_MIN_BYTES = 64 * 1024;
 const LARGE_FRAMES_KEPT = 256;
 /** Host requests the table keeps waiting for an answer, at most. */
 const MAX_PENDING = 1000;
+/** How long an answer whose request is not known yet waits for the host's line, and how many
+ *  wait at once (past either it is what it then is: a response to an unknown id). */
+const EARLY_ANSWER_MS = 2000;
+const EARLY_ANSWERS_KEPT = 256;
+
+/**
+ * Answers that came before their request. In a tapped session the two directions reach the
+ * session by different threads: the server's output is framed by the transport worker, the
+ * host's lines come through the observer thread. On a busy machine an answer can arrive first
+ * (the relay read it a moment after the request, and it overtook it): it waits here until the
+ * host's line is entered (`release`), or EARLY_ANSWER_MS.
+ * Owns: the held answers and their timers (`dispose` lets each go as it is).
+ */
+export class EarlyAnswers {
+  private readonly held = new Map<string, { run: () => void; timer: NodeJS.Timeout }>();
+
+  private static key(id: JsonRpcId): string {
+    return typeof id === 'number' ? `n:${id}` : `s:${id}`;
+  }
+
+  /** `route` once the request with `id` is known (or the wait is over). */
+  hold(id: JsonRpcId, route: () => void): void {
+    const key = EarlyAnswers.key(id);
+    if (this.held.has(key) || this.held.size >= EARLY_ANSWERS_KEPT) {
+      route(); // a second answer to the same id, or too many waiting: as it is, at once
+      return;
+    }
+    const timer = setTimeout(() => {
+      this.held.delete(key);
+      route();
+    }, EARLY_ANSWER_MS);
+    timer.unref?.();
+    this.held.set(key, { run: route, timer });
+  }
+
+  /** The host's request `id` was entered: its answer, if one waits, now. */
+  release(id: JsonRpcId): void {
+    const key = EarlyAnswers.key(id);
+    const h = this.held.get(key);
+    if (!h) return;
+    this.held.delete(key);
+    clearTimeout(h.timer);
+    h.run();
+  }
+
+  get size(): number {
+    return this.held.size;
+  }
+
+  dispose(): void {
+    const all = [...this.held.values()];
+    this.held.clear();
+    for (const h of all) {
+      clearTimeout(h.timer);
+      h.run();
+    }
+  }
+}
 
 /** Where the session hears of a frame kept and of a request changed outside the table's own
  *  hooks (its host read time). */
@@ -87,6 +146,8 @@ export class HostTraffic {
   private readonly large = new Map<number, JsonRpcId>();
   /** Read times the tap reported before the frame itself was routed here (threads race). */
   private readonly early = new Map<number, number>();
+  /** Answers routed before the host's line that asked for them. */
+  readonly earlyAnswers = new EarlyAnswers();
 
   constructor(
     private readonly frames: FrameStore,
@@ -115,6 +176,7 @@ export class HostTraffic {
         progressToken,
         requestSeq: summary.seq,
       });
+      this.earlyAnswers.release(p.id);
       this.boundPending();
     } else if (p.kind === 'notification' && p.method === 'notifications/cancelled') {
       const target = p.params?.requestId;

@@ -11,6 +11,7 @@ import { classifyValue } from '../../wire/classify.js';
 import type { Frame } from '../transport/transport.js';
 import type { FindingsEngine } from './findings-engine.js';
 import type { FrameStore, FrameSummary } from './frame-store.js';
+import type { EarlyAnswers } from './host-traffic.js';
 import type { RequestTable } from './request-table.js';
 
 export interface PollutionEntry {
@@ -30,6 +31,8 @@ export interface RouterDeps {
   onFrame(summary: FrameSummary): void;
   /** A response line reached its request (the result auditor reads audited methods'). */
   onResponse?(record: RequestRecord, data: Frame['data']): void;
+  /** A tapped session's: where an answer whose request is not known yet waits for it. */
+  early?(): EarlyAnswers | null;
 }
 
 const POLLUTION_LEDGER_MAX = 1000;
@@ -83,6 +86,17 @@ export class InboundRouter {
   }
 
   private respond(f: Frame, seq: number): void {
+    const id = f.id ?? null;
+    const early = this.deps.early?.();
+    if (early && id !== null && !this.deps.requests.get(id)) {
+      // Tapped: the host's line may still be on its way (see EarlyAnswers).
+      early.hold(id, () => this.respondNow(f, seq));
+      return;
+    }
+    this.respondNow(f, seq);
+  }
+
+  private respondNow(f: Frame, seq: number): void {
     const { bytes, t, error, data } = f;
     const r = this.deps.requests.respond(f.id ?? null, { bytes, t, error, data, seq });
     if (r && r.responseSeq === seq) this.deps.onResponse?.(r, data);

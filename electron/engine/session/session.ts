@@ -111,6 +111,7 @@ export class Session extends EventEmitter<SessionEvents> {
     this.audits = new ResultAuditor(this);
     this.router = new InboundRouter({
       onResponse: (r, data) => this.audits.offer(r, data),
+      early: () => this.hostTraffic?.earlyAnswers ?? null,
       frames: this.frames,
       requests: this.requests,
       findings: this.findings,
@@ -384,6 +385,7 @@ export class Session extends EventEmitter<SessionEvents> {
       stderrDropped: this.stderrDropped(),
       stderrDroppedInWorker: this.transport.lastCounters?.stderrDroppedBytes ?? 0,
     });
+    this.hostTraffic?.earlyAnswers.dispose();
     this.store.dispose();
     this.liveMetrics();
     // Nothing can answer now: a request still pending failed (never left hanging forever).
