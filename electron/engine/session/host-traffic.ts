@@ -14,7 +14,7 @@ import type { FrameKind, FrameSummary } from '../../../shared/frames.js';
 import type { JsonRpcId, RequestRecord } from '../../../shared/requests.js';
 import type { FrameStore } from './frame-store.js';
 import type { Outgoing } from './outgoing.js';
-import type { RequestTable } from './request-table.js';
+import { type RequestTable, requestKey } from './request-table.js';
 
 /** Incoming frames at least this large are matched to the host's reading of them. */
 export const HOST_READ_MIN_BYTES = 64 * 1024;
@@ -37,13 +37,9 @@ const EARLY_ANSWERS_KEPT = 256;
 export class EarlyAnswers {
   private readonly held = new Map<string, { run: () => void; timer: NodeJS.Timeout }>();
 
-  private static key(id: JsonRpcId): string {
-    return typeof id === 'number' ? `n:${id}` : `s:${id}`;
-  }
-
   /** `route` once the request with `id` is known (or the wait is over). */
   hold(id: JsonRpcId, route: () => void): void {
-    const key = EarlyAnswers.key(id);
+    const key = requestKey(id);
     if (this.held.has(key) || this.held.size >= EARLY_ANSWERS_KEPT) {
       route(); // a second answer to the same id, or too many waiting: as it is, at once
       return;
@@ -58,7 +54,7 @@ export class EarlyAnswers {
 
   /** The host's request `id` was entered: its answer, if one waits, now. */
   release(id: JsonRpcId): void {
-    const key = EarlyAnswers.key(id);
+    const key = requestKey(id);
     const h = this.held.get(key);
     if (!h) return;
     this.held.delete(key);

@@ -59,6 +59,11 @@ interface Entry {
 /** Finished records kept for the live view; older ones are counted, not kept. */
 const MAX_FINISHED = 5000;
 
+/** A JSON-RPC id as a map key: the number 1 and the string "1" are different requests. */
+export function requestKey(id: JsonRpcId): string {
+  return typeof id === 'number' ? `n:${id}` : `s:${id}`;
+}
+
 export class RequestTable {
   private readonly entries = new Map<string, Entry>();
   /** Progress tokens of our requests → their entry (a flood of progress stays O(1) each). */
@@ -67,10 +72,6 @@ export class RequestTable {
   evicted = 0;
 
   constructor(private readonly hooks: RequestTableHooks) {}
-
-  private static key(id: JsonRpcId): string {
-    return typeof id === 'number' ? `n:${id}` : `s:${id}`;
-  }
 
   allocateId(): number {
     return this.nextId++;
@@ -103,7 +104,7 @@ export class RequestTable {
     });
     if (opts.requestSeq !== undefined) record.requestSeq = opts.requestSeq;
     const entry: Entry = { record, settle, done, timer: null, hardTimer: null, params };
-    this.entries.set(RequestTable.key(id), entry);
+    this.entries.set(requestKey(id), entry);
     if (opts.progressToken !== null) this.byToken.set(opts.progressToken, entry);
     this.evictFinished();
     this.hooks.onChange(record);
@@ -112,7 +113,7 @@ export class RequestTable {
 
   /** Arms the per-request timeout; progress may push `resetMs` forward, `hardMs` always holds. */
   armTimeout(id: JsonRpcId, resetMs: number, hardMs: number): void {
-    const e = this.entries.get(RequestTable.key(id));
+    const e = this.entries.get(requestKey(id));
     if (e?.record.status !== 'pending' || resetMs <= 0) return;
     const fire = (): void => this.timeout(id);
     e.timer = setTimeout(fire, resetMs);
@@ -122,11 +123,11 @@ export class RequestTable {
   }
 
   get(id: JsonRpcId): RequestRecord | undefined {
-    return this.entries.get(RequestTable.key(id))?.record;
+    return this.entries.get(requestKey(id))?.record;
   }
 
   params(id: JsonRpcId): unknown {
-    return this.entries.get(RequestTable.key(id))?.params;
+    return this.entries.get(requestKey(id))?.params;
   }
 
   all(): RequestRecord[] {
@@ -139,7 +140,7 @@ export class RequestTable {
 
   /** Records a response; returns the record it belonged to (or null when unknown). */
   respond(id: JsonRpcId | null, info: ResponseInfo): RequestRecord | null {
-    const e = id === null ? undefined : this.entries.get(RequestTable.key(id));
+    const e = id === null ? undefined : this.entries.get(requestKey(id));
     if (!e) {
       this.hooks.onUnexpected(id, id === null ? 'response with id null' : 'unknown id');
       return null;
@@ -189,7 +190,7 @@ export class RequestTable {
 
   /** Marks a pending request cancelled (the caller sends the notification). */
   markCancelled(id: JsonRpcId, t: number, reason: string): RequestRecord | null {
-    const e = this.entries.get(RequestTable.key(id));
+    const e = this.entries.get(requestKey(id));
     if (e?.record.status !== 'pending') return null;
     e.record.cancelledAt = t;
     e.record.cancelReason = reason;
@@ -215,7 +216,7 @@ export class RequestTable {
   }
 
   private timeout(id: JsonRpcId): void {
-    const e = this.entries.get(RequestTable.key(id));
+    const e = this.entries.get(requestKey(id));
     if (e?.record.status !== 'pending') return;
     this.finish(e, 'timed-out', null);
     this.hooks.onTimeout(e.record);
@@ -235,7 +236,7 @@ export class RequestTable {
 
   /** Fails one pending request (it could not be sent). */
   fail(id: JsonRpcId, error: { code: number; message: string }): RequestRecord | null {
-    const e = this.entries.get(RequestTable.key(id));
+    const e = this.entries.get(requestKey(id));
     if (e?.record.status !== 'pending') return null;
     e.record.error = error;
     this.finish(e, 'failed', null);
