@@ -24,7 +24,7 @@ if (process.platform !== 'linux') {
   process.exit(0);
 }
 const cc = process.env.CC || 'cc';
-const flags = ['-O2', '-std=gnu11', '-Wall', '-Wextra', '-o', OUT, SOURCE];
+const flags = ['-O2', '-std=gnu11', '-pthread', '-Wall', '-Wextra', '-o', OUT, SOURCE];
 if (process.argv.includes('--strict')) flags.unshift('-Werror');
 const r = spawnSync(cc, flags, { stdio: ['ignore', 'inherit', 'inherit'] });
 if (r.error || r.status !== 0) {

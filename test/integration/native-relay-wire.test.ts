@@ -3,8 +3,9 @@
  * 0-2) and the tap (fds 6-8) at once, around a real server (test/integration/relay-wire.ts).
  * For what the tap itself cannot be made to do: be stuck, or send the relay odd commands.
  */
+import { readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
-import { injectCommand } from '../../dist/electron/tap/native-records.js';
+import { injectCommand, type Piece } from '../../dist/electron/tap/native-records.js';
 import { MiB, waitFor } from './helpers.js';
 import { piecesText, type RelayRun, startRelay, stopRelay } from './relay-wire.js';
 import { TAP_RELAYS } from './tap-relays.js';
@@ -12,6 +13,78 @@ import { TAP_RELAYS } from './tap-relays.js';
 const native = TAP_RELAYS.some((r) => r.name === 'native');
 /** relay.c's CTRL_MAX: what the control queue may hold for a tap that does not read it. */
 const CTRL_MAX = 16 * MiB;
+/** relay.c's RING_MAX: the copies a stream may hold for a tap that does not take them. */
+const RING_MAX = 128 * MiB;
+
+/** A server that writes `bytes` of 16-byte records, each its own offset in hex and a newline
+ *  (any byte out of place shows), built first and then written as fast as the pipe takes it,
+ *  then exits. */
+function offsetServer(bytes: number): string[] {
+  return [
+    process.execPath,
+    '-e',
+    `const b = Buffer.allocUnsafe(${bytes}), hex = Buffer.from('0123456789abcdef');
+     for (let o = 0; o < b.length; o += 16) {
+       for (let i = 14, v = o; i >= 0; i--, v = Math.floor(v / 16)) b[o + i] = hex[v % 16];
+       b[o + 15] = 10;
+     }
+     process.stdout.write(b);`,
+  ];
+}
+
+/** What offsetServer wrote at [offset, offset + n). */
+function offsetText(offset: number, n: number): string {
+  let s = '';
+  for (let o = offset - (offset % 16); o < offset + n; o += 16)
+    s += `${o.toString(16).padStart(15, '0')}\n`;
+  const from = offset % 16;
+  return s.slice(from, from + n);
+}
+
+/** Pieces in order with no hole; returns the observed ones' bytes, each checked at its offset. */
+function checkPieces(pieces: Piece[]): { observed: number; gaps: number; total: number } {
+  let offset = 0;
+  let observed = 0;
+  let gaps = 0;
+  for (const p of pieces) {
+    expect(p.mark.offset).toBe(offset);
+    if (p.kind === 'bytes') {
+      const text = Buffer.from(p.data).toString('latin1');
+      if (text !== offsetText(offset, p.mark.bytes))
+        expect.fail(`the copy at ${offset} (${p.mark.bytes} bytes) is not the server's bytes`);
+      observed += p.mark.bytes;
+    } else gaps += p.mark.bytes;
+    offset += p.mark.bytes;
+  }
+  return { observed, gaps, total: offset };
+}
+
+/** The host's side: reads everything, counts it, checks it at its offsets in 1 MiB steps. */
+function readHost(r: RelayRun): { got: () => number; bad: () => number } {
+  let got = 0;
+  let bad = 0;
+  let pending = '';
+  r.hostOut?.on('data', (d: Buffer) => {
+    pending += d.toString('latin1');
+    while (pending.length >= MiB) {
+      if (pending.slice(0, MiB) !== offsetText(got, MiB)) bad += 1;
+      got += MiB;
+      pending = pending.slice(MiB);
+    }
+  });
+  r.hostOut?.on('end', () => {
+    if (pending !== offsetText(got, pending.length)) bad += 1;
+    got += pending.length;
+    pending = '';
+  });
+  r.hostErr?.resume();
+  return { got: () => got, bad: () => bad };
+}
+
+function vmHwmMiB(pid: number): number {
+  const m = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+  return m ? Number(m[1]) / 1024 : Number.NaN;
+}
 
 const runs: RelayRun[] = [];
 afterEach(() => {
@@ -73,6 +146,54 @@ describe.runIf(native)('the native relay, driven directly', () => {
     const eof = r.records.find((x) => x.type === 'eof' && x.dir === 0);
     expect(eof).toMatchObject({ total: got });
   }, 60_000);
+
+  it.each([
+    ['', []],
+    [', its copier kept behind (the relay copies the loads O has no room for)', ['--slow-copier']],
+  ])(
+    'a 48 MiB answer: the host gets it whole, and so does the tap, every copy in order%s',
+    async (_, relayArgs) => {
+      // The copies are held while the host's path moves and handed over once it is still: none
+      // may be lost or reordered on the way (O, the ring, the relay's own thread when O is full).
+      const size = 48 * MiB;
+      const r = start(offsetServer(size), { relayArgs });
+      const host = readHost(r);
+      r.hostIn?.end();
+      expect((await r.exited)[0]).toBe(0);
+      expect(host.got()).toBe(size);
+      expect(host.bad()).toBe(0);
+      const { observed, gaps, total } = checkPieces(r.pieces[0]);
+      expect(total).toBe(size);
+      expect(gaps).toBe(0);
+      expect(observed).toBe(size);
+      expect(r.records.find((x) => x.type === 'eof' && x.dir === 0)).toMatchObject({ total: size });
+    },
+    60_000,
+  );
+
+  it('a tap that does not take its copies: the host still gets every byte, the relay holds at most its ring', async () => {
+    // 192 MiB while the copies' socket is not read: the ring fills (its bound), then O, then
+    // loads go uncopied. The host must not notice; the relay must not grow past the ring.
+    const size = 192 * MiB;
+    const r = start(offsetServer(size));
+    for (const c of r.copies) c.pause();
+    const host = readHost(r);
+    r.hostIn?.end();
+    await waitFor(() => host.got() === size, 50_000, 'the host has every byte');
+    expect(host.bad()).toBe(0);
+    const hwm = vmHwmMiB(r.relay.pid as number);
+    expect(hwm, `the relay's peak RSS, ${hwm} MiB`).toBeLessThan(RING_MAX / MiB + 24);
+    console.log(`relay peak RSS ${hwm.toFixed(1)} MiB`);
+    // The tap wakes up and takes what was kept for it: what it has is the server's, in place.
+    for (const c of r.copies) c.resume();
+    expect((await r.exited)[0]).toBe(0);
+    const { observed, gaps, total } = checkPieces(r.pieces[0]);
+    expect(total).toBe(size);
+    expect(gaps).toBeGreaterThan(0);
+    expect(observed).toBeGreaterThan(64 * MiB);
+    // The ring, and what O and the sockets on the way held.
+    expect(observed).toBeLessThanOrEqual(RING_MAX + 8 * MiB);
+  }, 90_000);
 
   it("a line of Pipescope's still waiting when the relay ends is said to have failed", async () => {
     // The host is inside a line (no newline yet): the line waits for its end, which never comes.

@@ -37,6 +37,8 @@ export interface RelayOptions {
   host?: [StdioOptions[number], StdioOptions[number], StdioOptions[number]];
   /** Read the control fd from the start (false: a stuck tap; call `readCtrl` later). */
   readCtrl?: boolean;
+  /** The relay's arguments (`--slow-copier`: its copier thread kept behind, for tests). */
+  relayArgs?: string[];
 }
 
 export function startRelay(argv: string[], o: RelayOptions = {}): RelayRun {
@@ -46,7 +48,7 @@ export function startRelay(argv: string[], o: RelayOptions = {}): RelayRun {
   });
   const own = [server.stdin, server.stdout, server.stderr] as (Readable | Writable)[];
   const host = o.host ?? ['pipe', 'pipe', 'pipe'];
-  const relay = spawn(NATIVE_RELAY, [], {
+  const relay = spawn(NATIVE_RELAY, o.relayArgs ?? [], {
     stdio: [...host, ...own, 'pipe', 'pipe', 'pipe'] as StdioOptions,
   });
   for (const s of own) s.destroy();

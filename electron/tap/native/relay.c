@@ -12,8 +12,12 @@
  *   7 stdout copies   8 stderr copies   (the bytes the marks on 6 describe, in order)
  *
  * Server -> host (stdout, and stderr the same way): splice the server's socket into a pipe P
- * (one 64 KiB load at a time), tee P's head into the observer pipe O (never waiting: when O is
- * full the load goes uncopied, a gap), splice P into the host's fd. While the host does not take
+ * (one 64 KiB load at a time), tee P's head into the copies' pipe O, splice P into the host's fd.
+ * A copier thread per stream moves O into a ring and hands the ring to the tap only once the
+ * host's path is still (deliver_due): the tap reads a large answer's copies after it reached the
+ * host, not while it competes with it for the CPU. Should the copier fall behind (O full), this
+ * thread copies the load into the ring itself, after what O holds; past the ring's bound a load
+ * goes uncopied (a gap): observing never waits. While the host does not take
  * P, the server is not read: it blocks in write() as it would without the tap, and the tap holds
  * nothing but P. Each piece the host took is described on fd 6 by a mark (offset, length, copied
  * or not, when it was read from the server, when the host's pipe took it). A host's fd that
@@ -25,13 +29,15 @@
  * SIGQUIT, SIGUSR1 and SIGUSR2 are ignored: the tap forwards the host's signals to the server,
  * and this process ends when the server's output has ended and reached the host and its stdin
  * is closed (by either side), or the server is gone (the tap says abandon: what its pipes held
- * then is delivered first), or with the tap (PR_SET_PDEATHSIG). Memory: fixed buffers, and the
- * control queue under CTRL_MAX (past it, no copies, and uncopied pieces are told as one).
+ * then is delivered first), or with the tap (PR_SET_PDEATHSIG). Memory: fixed buffers, a ring per
+ * stream under RING_MAX (its pages touched as used, given back once it has been empty for 1 s),
+ * and the control queue under CTRL_MAX (past it, no copies, and uncopied pieces are told as one).
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -58,7 +64,7 @@ enum { C_INJECT = 1, C_ABANDON = 2 };
 
 #define LOAD (64 * 1024)
 #define OBS_PIPE (1024 * 1024)
-#define RING_MAX (64 * 1024 * 1024)
+#define RING_MAX (128 * 1024 * 1024)
 #define STDIN_BUF (64 * 1024)
 #define CTRL_MAX (16 * 1024 * 1024)
 #define CMD_MAX (1024 * 1024)
@@ -70,7 +76,21 @@ enum { C_INJECT = 1, C_ABANDON = 2 };
 #define CTRL_BATCH_NS 2000000ull
 #define CTRL_BATCH_BYTES (64 * 1024)
 #define OBS_DRAIN_NS 5000000000ull
-#define RING_KEEP_NS 1000000000ull
+#define RING_KEEP_NS 5000000000ull
+/* The ring's pages made resident ahead of the copies (ring_populate), and what of stdout's stays
+ * resident while it is empty: a large answer's copies land in memory that is already there. */
+#define RING_AHEAD (16 * 1024 * 1024)
+#define RING_WARM (4 * 1024 * 1024)
+#define POPULATE_STEP (2 * 1024 * 1024)
+#ifndef MADV_POPULATE_WRITE
+#define MADV_POPULATE_WRITE 23
+#endif
+/* Copies go to the tap once the host's path has been still this long (a burst is over), or once
+ * the oldest has waited HOLD_MAX_NS, or once the ring is nearly full. */
+#define QUIET_NS 10000000ull
+#define HOLD_MAX_NS 250000000ull
+#define SEND_MAX (256 * 1024)
+#define HOLD_LOOK_MS 5
 
 static uint64_t now_ns(void) {
   struct timespec ts;
@@ -171,18 +191,29 @@ static void cq_flush(void) {
 struct out {
   int dir, src, dst, obs;
   int p[2], o[2], scratch[2];
-  size_t in_p, teed, in_o;
-  /* Copies the tap is too slow to take through O (O full): kept here, in order after O's, under
-   * RING_MAX; past it a load goes uncopied. One reservation of RING_MAX, its pages touched only
-   * as used and given back whenever it empties. */
+  size_t in_p, teed;
+  /* The copies, on their way to the tap: O, then the ring, then the tap's socket. The ring is
+   * filled by this stream's copier thread from O, or by the relay's thread itself when O is
+   * full (the copier fell behind): under ring_mu, O drained first, so the order holds. Only the
+   * copier empties it, into the socket, once the host's path is still (deliver_due): the tap
+   * then reads them after a burst, not during it. One reservation of RING_MAX, its pages made
+   * resident ahead of the copies (ring_populate) and given back but RING_WARM when it has been
+   * empty for RING_KEEP_NS. Counters count from the ring's start (head: sent to the tap; tail:
+   * copied in), back to 0 whenever it empties; past RING_MAX a load goes uncopied. */
   char *ring;
-  size_t ring_off, ring_len;
-  uint64_t ring_used_at;
-  int ring_resident;
+  uint64_t ring_head, ring_tail;
+  pthread_mutex_t ring_mu;
+  pthread_t copier;
+  /* When the oldest copy not yet sent was made (0: none); set by the producers, under ring_mu. */
+  uint64_t copy_first_at;
+  /* The copier: O's end seen and everything sent (or dropped: obs_gone). */
+  int copier_done;
+  /* The copier's: how much of the ring, from its start, is resident; no MADV_POPULATE_WRITE. */
+  size_t populated;
+  int populate_off;
+  int o_closed;
   uint64_t off, delivered, load_t;
   int src_eof, done, dst_gone, obs_gone, blocked, released;
-  /* When the oldest copy not yet handed to the tap was made (0: none waiting). */
-  uint64_t copy_first_at;
   /* The host's fd takes no splice (a file opened O_APPEND, a device without splice_write): its
    * bytes go through copy_out. */
   int copy;
@@ -205,6 +236,8 @@ static int reading(const struct out *s) {
   return !s->src_eof && (!abandoning || s->abandon_left > 0);
 }
 
+static void *copier_main(void *arg);
+
 static void out_init(struct out *s, int dir, int src, int dst, int obs) {
   memset(s, 0, sizeof *s);
   s->dir = dir;
@@ -215,7 +248,9 @@ static void out_init(struct out *s, int dir, int src, int dst, int obs) {
       pipe2(s->scratch, O_NONBLOCK | O_CLOEXEC) < 0)
     fail("pipe2");
   fcntl(s->p[1], F_SETPIPE_SZ, LOAD);
-  fcntl(s->o[1], F_SETPIPE_SZ, OBS_PIPE); /* the observer's slack; best effort */
+  fcntl(s->o[1], F_SETPIPE_SZ, OBS_PIPE); /* the copier's slack; best effort */
+  pthread_mutex_init(&s->ring_mu, NULL);
+  if (pthread_create(&s->copier, NULL, copier_main, s) != 0) fail("pthread_create");
 }
 
 static void gap_flush(struct out *s) {
@@ -275,33 +310,6 @@ static void out_dst_gone(struct out *s, uint64_t t, int err) {
   }
 }
 
-/* P's head copied into the ring (tee into a scratch pipe, then read: P keeps it for the host);
- * returns the bytes copied. */
-static size_t ring_copy(struct out *s) {
-  if (!s->ring) {
-    void *m = mmap(NULL, RING_MAX, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
-                   -1, 0);
-    if (m == MAP_FAILED) return 0; /* no room: this load goes uncopied */
-    s->ring = m;
-  }
-  s->ring_used_at = now_ns();
-  s->ring_resident = 1;
-  if (s->ring_off + s->ring_len + s->in_p > RING_MAX) {
-    memmove(s->ring, s->ring + s->ring_off, s->ring_len);
-    s->ring_off = 0;
-  }
-  ssize_t n = tee(s->p[0], s->scratch[1], s->in_p, SPLICE_F_NONBLOCK);
-  if (n <= 0) return 0;
-  size_t got = 0;
-  while (got < (size_t)n) {
-    ssize_t r = read(s->scratch[0], s->ring + s->ring_off + s->ring_len + got, (size_t)n - got);
-    if (r <= 0) fail("reading the scratch pipe");
-    got += (size_t)r;
-  }
-  s->ring_len += got;
-  return got;
-}
-
 /* P's head to `target` through a buffer, for a host's fd that splice(2) refuses (EINVAL): tee'd
  * out (P keeps it), written, and as many bytes as the host took dropped from P. As splice:
  * returns the bytes taken, or -1 and errno. */
@@ -324,49 +332,177 @@ static ssize_t copy_out(struct out *s, int target, size_t k) {
   return w;
 }
 
-/* Copies to the tap, at most `budget` bytes: only when the host's path has nothing to move, so
- * that handing them over never delays a byte to the host (it runs between a burst's loads, and
- * after the burst). O's go first, then the ring's (in order). Returns whether anything moved. */
-static int copies_due(const struct out *s, uint64_t t) {
-  size_t waiting = s->in_o + s->ring_len;
-  return waiting > 0 && !s->obs_gone &&
-         (waiting >= CTRL_BATCH_BYTES || t - s->copy_first_at >= CTRL_BATCH_NS || s->src_eof ||
-          abandoning);
+/* ---- the copies: O -> ring -> the tap, on the copier's thread ---- */
+
+/* When the relay last moved a byte towards the host (the copier holds copies while it does). */
+static uint64_t host_moved_at;
+
+#define LOAD_U64(x) __atomic_load_n(&(x), __ATOMIC_ACQUIRE)
+#define STORE_U64(x, v) __atomic_store_n(&(x), (v), __ATOMIC_RELEASE)
+
+/* Room in the ring (mapped on first use); under ring_mu. */
+static size_t ring_room(struct out *s) {
+  if (!s->ring) {
+    void *m = mmap(NULL, RING_MAX, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
+                   -1, 0);
+    if (m == MAP_FAILED) return 0; /* no room: copies go uncopied */
+    s->ring = m;
+  }
+  return RING_MAX - (size_t)(s->ring_tail - LOAD_U64(s->ring_head));
 }
 
-/* Whether a stream has copies waiting for their batch (the poll wakes to hand them over). */
-static int copies_waiting(void) {
-  for (int i = 0; i < 2; i++)
-    if (outs[i].in_o + outs[i].ring_len > 0 && !outs[i].obs_gone) return 1;
-  return 0;
+/* Reads up to `n` bytes of `fd` into the ring (wrapping), under ring_mu: the bytes read, 0 at
+ * EOF, -1 with errno (EAGAIN: nothing there). */
+static ssize_t ring_read(struct out *s, int fd, size_t n) {
+  size_t at = (size_t)(s->ring_tail % RING_MAX);
+  size_t k = n < RING_MAX - at ? n : RING_MAX - at;
+  ssize_t r = read(fd, s->ring + at, k);
+  if (r > 0) {
+    if (s->ring_tail == LOAD_U64(s->ring_head)) STORE_U64(s->copy_first_at, now_ns());
+    STORE_U64(s->ring_tail, s->ring_tail + (uint64_t)r);
+  }
+  return r;
 }
 
-static int obs_step(struct out *s, size_t budget) {
-  int moved = 0;
-  /* In batches, as the records (cq_due): the tap wakes once per batch, not per small answer. */
-  if (!copies_due(s, now_ns())) return 0;
-  if (s->in_o > 0) {
-    size_t k = s->in_o < budget ? s->in_o : budget;
-    ssize_t n = splice(s->o[0], NULL, s->obs, NULL, k, SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
-    if (n > 0) {
-      s->in_o -= (size_t)n;
-      moved = 1;
-    } else if (n < 0 && errno != EAGAIN && errno != EINTR) {
-      s->obs_gone = 1; /* the tap stopped observing: relay on, uncopied */
-    }
-  } else if (s->ring_len > 0) {
-    size_t k = s->ring_len < budget ? s->ring_len : budget;
-    ssize_t n = write(s->obs, s->ring + s->ring_off, k);
-    if (n > 0) {
-      s->ring_off += (size_t)n;
-      s->ring_len -= (size_t)n;
-      if (s->ring_len == 0) s->ring_off = 0;
-      moved = 1;
-    } else if (n < 0 && errno != EAGAIN && errno != EINTR) {
-      s->obs_gone = 1;
+/* `--slow-copier` (tests only): the copier takes a load a millisecond at most, so that O fills
+ * and the relay's own thread copies (ring_copy_here). */
+static int slow_copier;
+
+/* What O holds into the ring (at most `max`), under ring_mu; returns -1 at O's end, else
+ * whether it is empty. */
+static int ring_drain_o(struct out *s, size_t max) {
+  for (;;) {
+    size_t room = ring_room(s);
+    if (room > max) room = max;
+    if (room == 0) return 0;
+    ssize_t r = ring_read(s, s->o[0], room);
+    if (r == 0) return -1;
+    if (r < 0) return errno == EAGAIN || errno == EINTR ? 1 : -1;
+    max -= (size_t)r;
+  }
+}
+
+/* O is full (the copier is behind): P's head copied into the ring here, after what O holds.
+ * Returns the bytes copied (0: no room, the load goes uncopied). */
+static size_t ring_copy_here(struct out *s) {
+  size_t got = 0;
+  pthread_mutex_lock(&s->ring_mu);
+  if (ring_drain_o(s, RING_MAX) == 1 && ring_room(s) >= s->in_p) {
+    ssize_t n = tee(s->p[0], s->scratch[1], s->in_p, SPLICE_F_NONBLOCK);
+    while (n > 0 && got < (size_t)n) {
+      ssize_t r = ring_read(s, s->scratch[0], (size_t)n - got);
+      if (r <= 0) fail("reading the scratch pipe");
+      got += (size_t)r;
     }
   }
-  return moved;
+  pthread_mutex_unlock(&s->ring_mu);
+  return got;
+}
+
+/* Whether the copies in the ring go to the tap now: at the stream's end, at abandon, when the
+ * host's path has been still for QUIET_NS, or when holding them longer would cost: the oldest
+ * waited HOLD_MAX_NS, or the ring is nearly full. */
+static int deliver_due(struct out *s, int eof, uint64_t t) {
+  uint64_t waiting = LOAD_U64(s->ring_tail) - s->ring_head;
+  if (waiting == 0) return 0;
+  if (eof || __atomic_load_n(&abandoning, __ATOMIC_ACQUIRE) || waiting >= RING_MAX / 8 * 7) return 1;
+  /* Both are set by the other threads, maybe after `t` was read. */
+  uint64_t first = LOAD_U64(s->copy_first_at), moved = LOAD_U64(host_moved_at);
+  uint64_t held = t > first ? t - first : 0, quiet = t > moved ? t - moved : 0;
+  return held >= HOLD_MAX_NS || (held >= CTRL_BATCH_NS && quiet >= QUIET_NS);
+}
+
+/* How far the ring should be resident: RING_WARM while it is empty (stdout's; stderr's none),
+ * RING_AHEAD past its tail while copies come in. The ring starts over at its first byte each
+ * time it empties, so what a burst made resident serves the next. */
+static size_t ring_want(const struct out *s, uint64_t tail) {
+  if (tail == 0) return s->dir == 0 ? RING_WARM : 0;
+  return tail + RING_AHEAD < RING_MAX ? (size_t)tail + RING_AHEAD : RING_MAX;
+}
+
+/* One step of making the ring resident ahead of the copies, on the copier (a call for many pages
+ * costs much less than a fault for each, taken while copying); returns whether it did one. The
+ * pages' contents are left as they are (a producer may be writing there). */
+static int ring_populate(struct out *s, uint64_t tail) {
+  size_t want = ring_want(s, tail);
+  if (s->populate_off || s->populated >= want || !s->ring) return 0;
+  size_t k = want - s->populated < POPULATE_STEP ? want - s->populated : POPULATE_STEP;
+  if (madvise(s->ring + s->populated, k, MADV_POPULATE_WRITE) != 0) {
+    s->populate_off = 1; /* before Linux 5.14: the pages come as they are touched */
+    return 0;
+  }
+  s->populated += k;
+  return 1;
+}
+
+static void *copier_main(void *arg) {
+  struct out *s = arg;
+  int eof = 0;
+  uint64_t used_at = 0;
+  for (;;) {
+    uint64_t t = now_ns();
+    int gone = __atomic_load_n(&s->obs_gone, __ATOMIC_ACQUIRE);
+    if (slow_copier) usleep(1000);
+    pthread_mutex_lock(&s->ring_mu);
+    if (!eof && ring_drain_o(s, slow_copier ? LOAD : RING_MAX) < 0) eof = 1;
+    uint64_t tail = s->ring_tail;
+    if (tail == s->ring_head && tail > 0) {
+      /* Empty: start over at the first byte, whose pages are resident. */
+      STORE_U64(s->ring_head, 0);
+      STORE_U64(s->ring_tail, 0);
+      tail = 0;
+    }
+    if (tail != s->ring_head) used_at = t;
+    else if (s->populated > RING_WARM && t - used_at > RING_KEEP_NS) {
+      /* Idle for a while: the pages past the warm start back to the system. */
+      madvise(s->ring + RING_WARM, RING_MAX - RING_WARM, MADV_DONTNEED);
+      s->populated = s->dir == 0 ? RING_WARM : 0;
+      if (s->dir != 0) madvise(s->ring, RING_WARM, MADV_DONTNEED);
+    }
+    int room = ring_room(s) > 0;
+    pthread_mutex_unlock(&s->ring_mu);
+    if (gone && tail != s->ring_head) STORE_U64(s->ring_head, tail); /* nobody to take them */
+    int due = !gone && deliver_due(s, eof, t);
+    if (due) {
+      size_t at = (size_t)(s->ring_head % RING_MAX);
+      size_t k = (size_t)(tail - s->ring_head);
+      if (k > RING_MAX - at) k = RING_MAX - at;
+      if (k > SEND_MAX) k = SEND_MAX;
+      ssize_t w = write(s->obs, s->ring + at, k);
+      if (w > 0) {
+        STORE_U64(s->ring_head, s->ring_head + (uint64_t)w);
+        continue;
+      }
+      if (w < 0 && errno != EAGAIN && errno != EINTR) {
+        __atomic_store_n(&s->obs_gone, 1, __ATOMIC_RELEASE); /* the tap stopped observing */
+        continue;
+      }
+    }
+    if (eof && tail == s->ring_head) {
+      __atomic_store_n(&s->copier_done, 1, __ATOMIC_RELEASE);
+      return NULL;
+    }
+    /* Nothing to take or to hand over right now: pages for what may come. */
+    if (!eof && !gone && ring_populate(s, tail)) continue;
+    struct pollfd p[2];
+    int n = 0;
+    if (!eof && room) p[n++] = (struct pollfd){s->o[0], POLLIN, 0};
+    if (due) p[n++] = (struct pollfd){s->obs, POLLOUT, 0};
+    int wait_ms = -1;
+    /* Held: look again, a few times a hold rather than at every message (a wake-up of this
+     * thread inside the host's round trips is what its p99 would pay). */
+    if (tail != s->ring_head && !due) wait_ms = HOLD_LOOK_MS;
+    else if (s->populated > RING_WARM) wait_ms = (int)(RING_KEEP_NS / 1000000);
+    else if (gone || (!room && !due)) wait_ms = 10;
+    if (poll(p, (nfds_t)n, wait_ms) < 0 && errno != EINTR) fail("poll (copies)");
+  }
+}
+
+/* Whether a stream has ended and waits for its copier (the poll looks again soon). */
+static int copies_ending(void) {
+  for (int i = 0; i < 2; i++)
+    if (outs[i].o_closed && !outs[i].done) return 1;
+  return 0;
 }
 
 /* Moves what it can towards the host without waiting; returns whether anything moved. */
@@ -390,16 +526,11 @@ static int out_step(struct out *s) {
   }
   /* Past the control queue's bound no copy is made: the marks that would say where it goes
    * could not be queued (an uncopied piece's can: it merges with the one before). */
-  if (s->in_p > 0 && s->teed == 0 && !s->obs_gone && cq_room(MARK_BYTES)) {
-    ssize_t n = s->ring_len ? 0 : tee(s->p[0], s->o[1], s->in_p, SPLICE_F_NONBLOCK);
-    if (n > 0) {
-      s->teed = (size_t)n;
-      if (s->in_o + s->ring_len == 0) s->copy_first_at = now_ns();
-      s->in_o += (size_t)n;
-    } else if (s->ring_len + s->in_p <= RING_MAX) {
-      if (s->in_o + s->ring_len == 0) s->copy_first_at = now_ns();
-      s->teed = ring_copy(s);
-    }
+  if (s->in_p > 0 && s->teed == 0 && !__atomic_load_n(&s->obs_gone, __ATOMIC_ACQUIRE) &&
+      cq_room(MARK_BYTES)) {
+    ssize_t n = tee(s->p[0], s->o[1], s->in_p, SPLICE_F_NONBLOCK);
+    if (n > 0) s->teed = (size_t)n;
+    else s->teed = ring_copy_here(s);
   }
   if (s->in_p > 0) {
     size_t k = s->teed ? s->teed : s->in_p;
@@ -413,6 +544,7 @@ static int out_step(struct out *s) {
     }
     t = now_ns();
     if (n > 0) {
+      if (s->dir == 0) __atomic_store_n(&host_moved_at, t, __ATOMIC_RELEASE);
       set_blocked(s, 0, t);
       mark(s, (size_t)n, (s->teed ? F_OBSERVED : 0) | (s->dst_gone ? F_UNDELIVERED : 0), t);
       if (!s->dst_gone) s->delivered += (size_t)n;
@@ -440,15 +572,23 @@ static int out_step(struct out *s) {
     if (s->dst == HOST_OUT && !host_shared) host_restore(HOST_OUT);
     if (!s->dst_gone) dup2(devnull, s->dst);
   }
-  if (s->in_p == 0 && !reading(s) && (s->in_o > 0 || s->ring_len > 0) &&
-      !s->obs_gone) {
-    /* The copies still in O go to the tap first, for so long: it may be gone or stuck. */
+  if (s->in_p == 0 && !reading(s) && !s->o_closed) {
+    close(s->o[1]); /* the copier sees O's end once it has taken the rest */
+    s->o[1] = -1;
+    s->o_closed = 1;
+  }
+  int copied_all = __atomic_load_n(&s->copier_done, __ATOMIC_ACQUIRE);
+  int obs_gone = __atomic_load_n(&s->obs_gone, __ATOMIC_ACQUIRE);
+  if (s->in_p == 0 && !reading(s) && !copied_all && !obs_gone) {
+    /* The copies still on their way go to the tap first, for so long: it may be gone or stuck. */
     uint64_t t2 = now_ns();
     if (!s->ending_since) s->ending_since = t2;
-    else if (t2 - s->ending_since > OBS_DRAIN_NS) s->obs_gone = 1;
+    else if (t2 - s->ending_since > OBS_DRAIN_NS) {
+      __atomic_store_n(&s->obs_gone, 1, __ATOMIC_RELEASE);
+      obs_gone = 1;
+    }
   }
-  if (s->in_p == 0 && !reading(s) &&
-      ((s->in_o == 0 && s->ring_len == 0) || s->obs_gone) && !s->done) {
+  if (s->in_p == 0 && !reading(s) && (copied_all || obs_gone) && !s->done) {
     s->done = 1;
     gap_flush(s);
     uint64_t u[2] = {now_ns(), s->off};
@@ -736,6 +876,7 @@ static int exec_server(char **argv) {
 int main(int argc, char **argv) {
   if (argc >= 5 && strcmp(argv[1], "exec") == 0 && strcmp(argv[3], "--") == 0)
     return exec_server(argv);
+  slow_copier = argc == 2 && strcmp(argv[1], "--slow-copier") == 0;
   pid_t parent = getppid();
   prctl(PR_SET_PDEATHSIG, SIGKILL);
   if (getppid() != parent) _exit(71); /* the tap died before we could follow it */
@@ -769,21 +910,10 @@ int main(int argc, char **argv) {
   for (;;) {
     int moved;
     do {
-      do {
-        moved = 0;
-        for (int i = 0; i < 2; i++) moved |= out_step(&outs[i]);
-        moved |= in_step();
-      } while (moved);
-      /* The host's path is still: one slice of copies to the tap, then look again. */
-      for (int i = 0; i < 2; i++) moved |= obs_step(&outs[i], LOAD);
+      moved = 0;
+      for (int i = 0; i < 2; i++) moved |= out_step(&outs[i]);
+      moved |= in_step();
     } while (moved);
-    for (int i = 0; i < 2; i++) {
-      struct out *s = &outs[i];
-      if (s->ring_resident && s->ring_len == 0 && now_ns() - s->ring_used_at > RING_KEEP_NS) {
-        madvise(s->ring, RING_MAX, MADV_DONTNEED); /* idle: its pages back to the system */
-        s->ring_resident = 0;
-      }
-    }
     uint64_t t = now_ns();
     if (state_dirty ? t - last_state_at >= STATE_MIN_NS : t - last_state_at >= STATE_EVERY_NS)
       send_state(t, 0);
@@ -806,7 +936,6 @@ int main(int argc, char **argv) {
       if (s->done) continue;
       if (s->in_p == 0 && reading(s)) p[n++] = (struct pollfd){s->src, POLLIN, 0};
       if (s->in_p > 0 && !s->dst_gone) p[n++] = (struct pollfd){s->dst, POLLOUT, 0};
-      if (copies_due(s, t)) p[n++] = (struct pollfd){s->obs, POLLOUT, 0};
     }
     if (!in_closed) {
       if (in_off == in_len && !in_eof) p[n++] = (struct pollfd){HOST_IN, POLLIN, 0};
@@ -822,7 +951,7 @@ int main(int argc, char **argv) {
     }
     uint64_t wait_ms = state_dirty ? STATE_MIN_NS / 1000000 : STATE_EVERY_NS / 1000000;
     /* A batch of records or copies waiting: wake when it is due. */
-    if (((cq_len > cq_off && !ctrl_gone) || copies_waiting()) && wait_ms > CTRL_BATCH_NS / 1000000)
+    if (((cq_len > cq_off && !ctrl_gone) || copies_ending()) && wait_ms > CTRL_BATCH_NS / 1000000)
       wait_ms = CTRL_BATCH_NS / 1000000;
     int r = poll(p, (nfds_t)n, (int)wait_ms);
     if (r < 0 && errno != EINTR) fail("poll");
