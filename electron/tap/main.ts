@@ -30,6 +30,8 @@ interface TapRelay {
   readonly done: Promise<RelayEnd>;
   onWorkerMessage(msg: ToRelay): void;
   onFirstOutput(fn: () => void): void;
+  /** The server has written, and the copies are held back until the host has it (native). */
+  outputHeld(): boolean;
 }
 
 type RelayKind = ObserverConfig['relay'];
@@ -45,8 +47,12 @@ function chooseRelay(command: string, args: string[], now: () => number): [TapRe
 
 /** How long the observer gets to finish its files after the server is gone. */
 const OBSERVER_FINISH_MS = 3000;
-/** The observer starts at the server's first output, or this long after its spawn. */
+/** The observer starts at the server's first output, or this long after its spawn; while the
+ *  native relay holds the copies of an answer the host is still reading, it waits for them, at
+ *  most OBSERVER_LATEST_MS after the spawn. */
 const OBSERVER_AFTER_MS = 300;
+const OBSERVER_LATEST_MS = 2000;
+const OBSERVER_LOOK_MS = 50;
 // SIGUSR1 too: unhandled, it would open Node's inspector in the tap (code anyone could run).
 const FORWARDED = ['SIGTERM', 'SIGINT', 'SIGHUP', 'SIGQUIT', 'SIGUSR1'] as const;
 /** Signals a Node process cannot die of by raising them (ignored, or the inspector's). */
@@ -157,9 +163,17 @@ export async function runTap(
       forward(sig as (typeof FORWARDED)[number]);
   }
   relay.onFirstOutput(observe);
-  const deferred = setTimeout(observe, OBSERVER_AFTER_MS);
+  let deferred: NodeJS.Timeout | null = null;
+  const later = (): void => {
+    deferred = null;
+    if (observer !== undefined) return;
+    if (relay.outputHeld() && now() < OBSERVER_LATEST_MS)
+      deferred = setTimeout(later, OBSERVER_LOOK_MS);
+    else observe();
+  };
+  deferred = setTimeout(later, OBSERVER_AFTER_MS);
   const end = await relay.done;
-  clearTimeout(deferred);
+  if (deferred) clearTimeout(deferred);
   if (end.spawnError) say(`cannot start ${parsed.command}: ${end.spawnError.message}`);
   await observe()?.finish();
   exitAs(end);

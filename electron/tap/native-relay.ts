@@ -82,6 +82,9 @@ export class NativeRelay {
   private exitPosted = false;
   private finished = false;
   private firstOutput: (() => void) | null = null;
+  /** A mark of the server's stdout came; a piece of it (its copies, or a gap) not yet. */
+  private held = false;
+  private pieced = false;
   /** process.hrtime.bigint() (the native relay's clock) at `now()`'s `base`. */
   private readonly hr0 = process.hrtime.bigint();
   private readonly base: number;
@@ -115,9 +118,16 @@ export class NativeRelay {
     if (this.child.pid !== undefined) this.startNative();
   }
 
-  /** `fn` once the server's first output reached the host (the observer may load then). */
+  /** `fn` once the copies of the server's first output are here (the observer may load then).
+   *  The native relay holds copies while the host's path moves, so a large first answer has
+   *  reached the host by then: the observer's loading does not compete with it. */
   onFirstOutput(fn: () => void): void {
     this.firstOutput = fn;
+  }
+
+  /** Whether the server has written and the copies are still held by the native relay. */
+  outputHeld(): boolean {
+    return this.held && !this.pieced;
   }
 
   private at(ns: bigint): number {
@@ -233,12 +243,8 @@ export class NativeRelay {
   private onRecord(r: NativeRecord): void {
     switch (r.type) {
       case 'mark':
+        if (r.dir === 0) this.held = true;
         (this.out[r.dir] as Reassembler).mark(r);
-        if (r.dir === 0 && this.firstOutput) {
-          const fn = this.firstOutput;
-          this.firstOutput = null;
-          setImmediate(fn);
-        }
         return;
       case 'eof':
         this.endsSaid[r.dir] = this.at(r.t);
@@ -276,6 +282,12 @@ export class NativeRelay {
 
   private stdoutPiece(p: Piece): void {
     const { mark } = p;
+    this.pieced = true;
+    if (this.firstOutput) {
+      const fn = this.firstOutput;
+      this.firstOutput = null;
+      setImmediate(fn);
+    }
     const t = this.at(mark.readAt);
     if (p.kind === 'gap') {
       this.meter.skip(mark.bytes);

@@ -124,6 +124,11 @@ export class Relay {
     (this.child.stdout as Readable).once('data', () => setImmediate(fn));
   }
 
+  /** This relay copies as it relays: nothing is ever held back. */
+  outputHeld(): boolean {
+    return false;
+  }
+
   private wire(): void {
     const { child, io } = this;
     child.once('spawn', () => {
