@@ -30,8 +30,9 @@
  * and this process ends when the server's output has ended and reached the host and its stdin
  * is closed (by either side), or the server is gone (the tap says abandon: what its pipes held
  * then is delivered first), or with the tap (PR_SET_PDEATHSIG). Memory: fixed buffers, a ring per
- * stream under RING_MAX (its pages touched as used, given back once it has been empty for 1 s),
- * and the control queue under CTRL_MAX (past it, no copies, and uncopied pieces are told as one).
+ * stream under RING_MAX (its pages made resident ahead of the copies, given back but RING_WARM once
+ * it has been empty for 5 s), and the control queue under CTRL_MAX (past it, no copies, and
+ * uncopied pieces are told as one).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -82,6 +83,7 @@ enum { C_INJECT = 1, C_ABANDON = 2 };
 #define RING_AHEAD (16 * 1024 * 1024)
 #define RING_WARM (4 * 1024 * 1024)
 #define POPULATE_STEP (2 * 1024 * 1024)
+#define READ_MAX (64 * 1024)
 #ifndef MADV_POPULATE_WRITE
 #define MADV_POPULATE_WRITE 23
 #endif
@@ -351,11 +353,39 @@ static size_t ring_room(struct out *s) {
   return RING_MAX - (size_t)(s->ring_tail - LOAD_U64(s->ring_head));
 }
 
+/* How far the ring should be resident: RING_WARM while it is empty (stdout's; stderr's none),
+ * RING_AHEAD past its tail while copies come in. The ring starts over at its first byte each
+ * time it empties, so what a burst made resident serves the next. */
+static size_t ring_want(const struct out *s, uint64_t tail) {
+  if (tail == 0) return s->dir == 0 ? RING_WARM : 0;
+  return tail + RING_AHEAD < RING_MAX ? (size_t)tail + RING_AHEAD : RING_MAX;
+}
+
+/* Makes the ring resident up to `upto` (at least a POPULATE_STEP at a time), under ring_mu: one
+ * call for many pages costs much less than a fault for each, and a fault inside a read of O
+ * would hold O's lock, which the relay's tee then waits for. The pages' contents are left as
+ * they are. Returns whether it did anything. */
+static int ring_populate(struct out *s, size_t upto) {
+  if (upto > RING_MAX) upto = RING_MAX;
+  if (s->populate_off || s->populated >= upto || !s->ring) return 0;
+  /* Whole steps: `populated` stays page-aligned, as madvise wants. */
+  size_t k = (upto - s->populated + POPULATE_STEP - 1) / POPULATE_STEP * POPULATE_STEP;
+  if (s->populated + k > RING_MAX) k = RING_MAX - s->populated;
+  if (madvise(s->ring + s->populated, k, MADV_POPULATE_WRITE) != 0) {
+    s->populate_off = 1; /* before Linux 5.14: the pages come as they are touched */
+    return 0;
+  }
+  s->populated += k;
+  return 1;
+}
+
 /* Reads up to `n` bytes of `fd` into the ring (wrapping), under ring_mu: the bytes read, 0 at
  * EOF, -1 with errno (EAGAIN: nothing there). */
 static ssize_t ring_read(struct out *s, int fd, size_t n) {
   size_t at = (size_t)(s->ring_tail % RING_MAX);
   size_t k = n < RING_MAX - at ? n : RING_MAX - at;
+  if (k > READ_MAX) k = READ_MAX; /* O's lock is held while it copies: not for long */
+  ring_populate(s, at + k);
   ssize_t r = read(fd, s->ring + at, k);
   if (r > 0) {
     if (s->ring_tail == LOAD_U64(s->ring_head)) STORE_U64(s->copy_first_at, now_ns());
@@ -412,29 +442,6 @@ static int deliver_due(struct out *s, int eof, uint64_t t) {
   return held >= HOLD_MAX_NS || (held >= CTRL_BATCH_NS && quiet >= QUIET_NS);
 }
 
-/* How far the ring should be resident: RING_WARM while it is empty (stdout's; stderr's none),
- * RING_AHEAD past its tail while copies come in. The ring starts over at its first byte each
- * time it empties, so what a burst made resident serves the next. */
-static size_t ring_want(const struct out *s, uint64_t tail) {
-  if (tail == 0) return s->dir == 0 ? RING_WARM : 0;
-  return tail + RING_AHEAD < RING_MAX ? (size_t)tail + RING_AHEAD : RING_MAX;
-}
-
-/* One step of making the ring resident ahead of the copies, on the copier (a call for many pages
- * costs much less than a fault for each, taken while copying); returns whether it did one. The
- * pages' contents are left as they are (a producer may be writing there). */
-static int ring_populate(struct out *s, uint64_t tail) {
-  size_t want = ring_want(s, tail);
-  if (s->populate_off || s->populated >= want || !s->ring) return 0;
-  size_t k = want - s->populated < POPULATE_STEP ? want - s->populated : POPULATE_STEP;
-  if (madvise(s->ring + s->populated, k, MADV_POPULATE_WRITE) != 0) {
-    s->populate_off = 1; /* before Linux 5.14: the pages come as they are touched */
-    return 0;
-  }
-  s->populated += k;
-  return 1;
-}
-
 static void *copier_main(void *arg) {
   struct out *s = arg;
   int eof = 0;
@@ -483,7 +490,12 @@ static void *copier_main(void *arg) {
       return NULL;
     }
     /* Nothing to take or to hand over right now: pages for what may come. */
-    if (!eof && !gone && ring_populate(s, tail)) continue;
+    if (!eof && !gone) {
+      pthread_mutex_lock(&s->ring_mu);
+      int did = ring_populate(s, ring_want(s, s->ring_tail));
+      pthread_mutex_unlock(&s->ring_mu);
+      if (did) continue;
+    }
     struct pollfd p[2];
     int n = 0;
     if (!eof && room) p[n++] = (struct pollfd){s->o[0], POLLIN, 0};
