@@ -187,6 +187,7 @@ export class HostTraffic {
   /** No timeout of ours ends a host's request: past MAX_PENDING unanswered (answers the tap
    *  never saw, a host that gave up), the oldest are let go, failed and counted. */
   private boundPending(): void {
+    if (this.requests.pendingCount <= MAX_PENDING) return;
     const pending = this.requests.inFlight();
     for (const r of pending.slice(0, Math.max(0, pending.length - MAX_PENDING))) {
       this.requests.fail(r.id, { code: -32000, message: 'no answer seen by the tap' });

@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { JsonRpcId, RequestRecord, RequestStatus } from '../../../shared/requests.js';
 import { type RequestOutcome, RequestTable, type ResponseInfo } from './request-table.js';
@@ -331,5 +332,49 @@ describe('RequestTable eviction', () => {
     expect(h.table.get(1011)?.status).toBe('completed');
     expect(h.table.get(6000)?.status).toBe('completed');
     expect(h.table.inFlight()).toHaveLength(10);
+  });
+});
+
+describe('RequestTable.inFlight (kept as requests change, not found by a scan)', () => {
+  type Op =
+    | { op: 'add'; id: JsonRpcId }
+    | { op: 'respond' | 'cancel' | 'fail'; id: JsonRpcId }
+    | { op: 'failPending' | 'timeoutAll' };
+  // Few ids, numbers and their string twins: reused ids, answers to unknown ones, repeats.
+  const id = fc.oneof(fc.integer({ min: 1, max: 6 }), fc.constantFrom('1', '2', 'x'));
+  const op: fc.Arbitrary<Op> = fc.oneof(
+    { weight: 4, arbitrary: id.map((i) => ({ op: 'add' as const, id: i })) },
+    { weight: 3, arbitrary: id.map((i) => ({ op: 'respond' as const, id: i })) },
+    { weight: 1, arbitrary: id.map((i) => ({ op: 'cancel' as const, id: i })) },
+    { weight: 1, arbitrary: id.map((i) => ({ op: 'fail' as const, id: i })) },
+    { weight: 1, arbitrary: fc.constantFrom<Op>({ op: 'failPending' }, { op: 'timeoutAll' }) },
+  );
+
+  it('is exactly the pending records, in the order they were sent', () => {
+    fc.assert(
+      fc.property(fc.array(op, { maxLength: 60 }), (ops) => {
+        const h = make();
+        let t = 0;
+        for (const o of ops) {
+          t += 1;
+          if (o.op === 'add') void add(h.table, o.id, t);
+          else if (o.op === 'respond') h.table.respond(o.id, resp(t));
+          else if (o.op === 'cancel') h.table.markCancelled(o.id, t, 'user');
+          else if (o.op === 'fail') h.table.fail(o.id, { code: -1, message: 'x' });
+          else if (o.op === 'failPending') h.table.failPending({ code: -1, message: 'gone' });
+          else h.table.timeoutAll();
+          const got = h.table.inFlight();
+          const want = h.table.all().filter((r) => r.status === 'pending');
+          const key = (r: RequestRecord): string => `${typeof r.id}:${r.id}@${r.sentAt}`;
+          expect(got.map(key).sort()).toEqual(want.map(key).sort());
+          expect(h.table.pendingCount).toBe(want.length);
+          expect(got.map((r) => r.sentAt)).toEqual(
+            [...got.map((r) => r.sentAt)].sort((a, b) => a - b),
+          );
+        }
+        h.table.release();
+      }),
+      { numRuns: 300 },
+    );
   });
 });

@@ -66,6 +66,9 @@ export function requestKey(id: JsonRpcId): string {
 
 export class RequestTable {
   private readonly entries = new Map<string, Entry>();
+  /** The pending ones, in the order they were sent: asked for on every message (the session's
+   *  state, the evidence, the host's traffic), so never found by going through all of them. */
+  private readonly pending = new Map<string, Entry>();
   /** Progress tokens of our requests → their entry (a flood of progress stays O(1) each). */
   private readonly byToken = new Map<JsonRpcId, Entry>();
   private nextId = 1;
@@ -104,7 +107,10 @@ export class RequestTable {
     });
     if (opts.requestSeq !== undefined) record.requestSeq = opts.requestSeq;
     const entry: Entry = { record, settle, done, timer: null, hardTimer: null, params };
-    this.entries.set(requestKey(id), entry);
+    const key = requestKey(id);
+    this.entries.set(key, entry);
+    this.pending.delete(key); // a reused id: the newer request, at the end
+    this.pending.set(key, entry);
     if (opts.progressToken !== null) this.byToken.set(opts.progressToken, entry);
     this.evictFinished();
     this.hooks.onChange(record);
@@ -135,7 +141,12 @@ export class RequestTable {
   }
 
   inFlight(): RequestRecord[] {
-    return this.all().filter((r) => r.status === 'pending');
+    return [...this.pending.values()].map((e) => e.record);
+  }
+
+  /** How many are pending (what `inFlight().length` says, without the array). */
+  get pendingCount(): number {
+    return this.pending.size;
   }
 
   /** Records a response; returns the record it belonged to (or null when unknown). */
@@ -265,6 +276,8 @@ export class RequestTable {
 
   private finish(e: Entry, status: RequestStatus, response: FrameBytes | null): void {
     e.record.status = status;
+    const key = requestKey(e.record.id);
+    if (this.pending.get(key) === e) this.pending.delete(key);
     this.clearTimers(e);
     this.hooks.onChange(e.record);
     e.settle({ record: e.record, response });

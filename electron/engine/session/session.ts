@@ -327,7 +327,7 @@ export class Session extends EventEmitter<SessionEvents> {
       t: this.now(),
       alive: this.pid !== null && this.exit === null,
       readerMode: this.config.readerMode,
-      responsesOwed: this.requests.inFlight().length,
+      responsesOwed: this.requests.pendingCount,
       tapped: this.hostTraffic !== null,
       dispatcherDepth: this.metrics.latest.dispatcherDepth,
       oldestQueuedAt: this.dispatcher.oldestArrival(),
@@ -354,7 +354,7 @@ export class Session extends EventEmitter<SessionEvents> {
       cancellationsSent: this.out.cancellationsSent,
       lateResponses: this.late.count,
       processExits: this.processExits,
-      requestsInFlight: this.requests.inFlight().length,
+      requestsInFlight: this.requests.pendingCount,
       notifications: this.router.notifications,
       stderrDroppedBytes: this.stderrDropped(),
     });
