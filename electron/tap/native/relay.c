@@ -87,8 +87,11 @@ enum { C_INJECT = 1, C_ABANDON = 2 };
 #ifndef MADV_POPULATE_WRITE
 #define MADV_POPULATE_WRITE 23
 #endif
-/* Copies go to the tap once the host's path has been still this long (a burst is over), or once
- * the oldest has waited HOLD_MAX_NS, or once the ring is nearly full. */
+/* Copies go to the tap in batches (CTRL_BATCH_NS) while they are few (HOLD_MIN_BYTES: a host's
+ * traffic of small messages is observed as it goes); more than that, they are a burst that the
+ * host is still reading: held until the host's path has been still for QUIET_NS, or the oldest
+ * has waited HOLD_MAX_NS, or the ring is nearly full. */
+#define HOLD_MIN_BYTES (256 * 1024)
 #define QUIET_NS 10000000ull
 #define HOLD_MAX_NS 250000000ull
 #define SEND_MAX (256 * 1024)
@@ -429,9 +432,9 @@ static size_t ring_copy_here(struct out *s) {
   return got;
 }
 
-/* Whether the copies in the ring go to the tap now: at the stream's end, at abandon, when the
- * host's path has been still for QUIET_NS, or when holding them longer would cost: the oldest
- * waited HOLD_MAX_NS, or the ring is nearly full. */
+/* Whether the copies in the ring go to the tap now: at the stream's end, at abandon, a batch of
+ * few, or a burst's once the host's path has been still for QUIET_NS, or when holding them
+ * longer would cost: the oldest waited HOLD_MAX_NS, or the ring is nearly full. */
 static int deliver_due(struct out *s, int eof, uint64_t t) {
   uint64_t waiting = LOAD_U64(s->ring_tail) - s->ring_head;
   if (waiting == 0) return 0;
@@ -439,7 +442,8 @@ static int deliver_due(struct out *s, int eof, uint64_t t) {
   /* Both are set by the other threads, maybe after `t` was read. */
   uint64_t first = LOAD_U64(s->copy_first_at), moved = LOAD_U64(host_moved_at);
   uint64_t held = t > first ? t - first : 0, quiet = t > moved ? t - moved : 0;
-  return held >= HOLD_MAX_NS || (held >= CTRL_BATCH_NS && quiet >= QUIET_NS);
+  return held >= HOLD_MAX_NS ||
+         (held >= CTRL_BATCH_NS && (quiet >= QUIET_NS || waiting < HOLD_MIN_BYTES));
 }
 
 static void *copier_main(void *arg) {
