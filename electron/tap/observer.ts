@@ -110,15 +110,19 @@ async function finish(): Promise<void> {
   port?.close();
 }
 
+/** Bytes of the host's lines taken in this batch: acknowledged once per batch. */
+let acked = 0;
 port.on('message', (batch: RelayToObserver | TeeBatch) => {
   for (const msg of unbatch<RelayToObserver>(batch)) onMessage(msg);
+  if (acked > 0) tell({ type: 'ack', bytes: acked });
+  acked = 0;
 });
 
 function onMessage(msg: RelayToObserver): void {
   switch (msg.type) {
     case 'stdin':
       lines.push(Buffer.from(msg.data), msg.t);
-      tell({ type: 'ack', bytes: msg.data.byteLength });
+      acked += msg.data.byteLength;
       break;
     case 'stdin-gap':
       lines.gap(msg.bytes);

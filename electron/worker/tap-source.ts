@@ -50,6 +50,8 @@ export class TapSource {
   private stateAt = 0;
   exit: ExitInfo | null = null;
   private exitWaiters: (() => void)[] = [];
+  /** Bytes of stdout and of stderr taken in the batch being read, acknowledged at its end. */
+  private readonly acked = [0, 0];
 
   constructor(
     private readonly port: MessagePort,
@@ -58,6 +60,10 @@ export class TapSource {
   ) {
     port.on('message', (msg: FromRelay | TeeBatch) => {
       for (const m of unbatch<FromRelay>(msg)) this.onMessage(m);
+      // One acknowledgement per batch and stream, not one per message.
+      if (this.acked[0] > 0) this.send({ type: 'ack', bytes: this.acked[0] });
+      if (this.acked[1] > 0) this.send({ type: 'ack', bytes: this.acked[1], stream: 'stderr' });
+      this.acked[0] = this.acked[1] = 0;
     });
   }
 
@@ -71,11 +77,11 @@ export class TapSource {
         break;
       case 'stdout':
         this.on.stdout(Buffer.from(msg.data), msg.t);
-        this.send({ type: 'ack', bytes: msg.data.byteLength });
+        this.acked[0] += msg.data.byteLength;
         break;
       case 'stderr':
         this.on.stderr(Buffer.from(msg.data));
-        this.send({ type: 'ack', bytes: msg.data.byteLength, stream: 'stderr' });
+        this.acked[1] += msg.data.byteLength;
         break;
       case 'stderr-gap':
         this.on.stderr(
