@@ -188,12 +188,19 @@ function watchMemory(child) {
   const cmdline = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
   if (!/pipescope\.js|--relay-(only|stub|pipe|native)/.test(cmdline))
     throw new Error(`pid ${pid} is not the tap: ${cmdline}`);
-  const w = { hwmKiB: 0 };
+  // The native relay is a process of its own (its ring of copies is there): watched apart.
+  const w = { hwmKiB: 0, nativeKiB: null };
   w.read = () => {
     const s = status(pid);
     const hwm = kib(s, 'VmHWM'); // absent once the tap is a zombie
     if (Number.isFinite(hwm)) w.hwmKiB = Math.max(w.hwmKiB, hwm);
     noteServers(pid);
+    for (const c of servers) {
+      const cs = status(c);
+      if (!/^Name:\s+pipescope-rela/m.test(cs)) continue;
+      const n = kib(cs, 'VmHWM');
+      if (Number.isFinite(n)) w.nativeKiB = Math.max(w.nativeKiB ?? 0, n);
+    }
   };
   w.read();
   const timer = setInterval(w.read, 25);
@@ -270,6 +277,7 @@ async function throughputOnce(mode, { settled = false, stallMs = 0 } = {}) {
     firstToLastMs: last - first,
     spawnToLastMs: settled ? last - asked : last - t0,
     peakMiB: mem ? mem.hwmKiB / 1024 : null,
+    nativePeakMiB: mem?.nativeKiB ? mem.nativeKiB / 1024 : null,
     hostEnd,
   };
 }
@@ -611,10 +619,14 @@ async function bench() {
 
   const peak = median(tpSettled.tap.map((r) => r.peakMiB));
   const relayPeak = median(tpSettled.relay.map((r) => r.peakMiB));
+  const nativePeaks = tpSettled.tap.map((r) => r.nativePeakMiB).filter((x) => x !== null);
   console.log(
     `\nthe tap process's peak RSS (VmHWM, MiB): idle after start-up ${f(lat.tap.idleRssMiB)}; ` +
       `${opts.messages} small round trips ${f(lat.tap.peakMiB)}; a 64 MiB line ${f(peak)} ` +
-      `(relay alone ${f(relayPeak)}); a 64 MiB line, the host not reading for 2 s ${f(stall.peakMiB)}`,
+      `(relay alone ${f(relayPeak)}); a 64 MiB line, the host not reading for 2 s ${f(stall.peakMiB)}` +
+      (nativePeaks.length
+        ? `; its native relay, a process of its own, for a 64 MiB line ${f(median(nativePeaks))}`
+        : ''),
   );
 
   const verdict = (ok, text) => console.log(`${ok ? 'within' : 'OVER  '}  ${text}`);
