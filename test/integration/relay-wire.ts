@@ -39,6 +39,9 @@ export interface RelayOptions {
   readCtrl?: boolean;
   /** The relay's arguments (`--slow-copier`: its copier thread kept behind, for tests). */
   relayArgs?: string[];
+  /** Another build of the relay (a sanitizer's), and what its environment adds. */
+  binary?: string;
+  env?: Record<string, string>;
 }
 
 export function startRelay(argv: string[], o: RelayOptions = {}): RelayRun {
@@ -48,8 +51,9 @@ export function startRelay(argv: string[], o: RelayOptions = {}): RelayRun {
   });
   const own = [server.stdin, server.stdout, server.stderr] as (Readable | Writable)[];
   const host = o.host ?? ['pipe', 'pipe', 'pipe'];
-  const relay = spawn(NATIVE_RELAY, o.relayArgs ?? [], {
+  const relay = spawn(o.binary ?? NATIVE_RELAY, o.relayArgs ?? [], {
     stdio: [...host, ...own, 'pipe', 'pipe', 'pipe'] as StdioOptions,
+    ...(o.env && { env: { ...process.env, ...o.env } }),
   });
   for (const s of own) s.destroy();
   const stdio = relay.stdio as unknown as (Readable & Writable)[];

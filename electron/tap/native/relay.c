@@ -228,6 +228,7 @@ struct out {
 };
 
 static struct out outs[2];
+/* Set by the relay's thread (read_commands), read by the copiers too: atomic. */
 static int abandoning;
 static int devnull = -1;
 
@@ -849,7 +850,7 @@ static void read_commands(void) {
         else inj_head = j;
         inj_tail = j;
       } else if (h[0] == C_ABANDON && !abandoning) {
-        abandoning = 1;
+        __atomic_store_n(&abandoning, 1, __ATOMIC_RELEASE);
         for (int i = 0; i < 2; i++) {
           struct out *s = &outs[i];
           int queued = 0;
