@@ -37,7 +37,8 @@ export interface RelayOptions {
   host?: [StdioOptions[number], StdioOptions[number], StdioOptions[number]];
   /** Read the control fd from the start (false: a stuck tap; call `readCtrl` later). */
   readCtrl?: boolean;
-  /** The relay's arguments (`--slow-copier`: its copier thread kept behind, for tests). */
+  /** The relay's arguments (tests only: `--slow-copier`, its copier thread kept behind;
+   *  `--no-populate`, as on a kernel without MADV_POPULATE_WRITE). */
   relayArgs?: string[];
   /** Another build of the relay (a sanitizer's), and what its environment adds. */
   binary?: string;

@@ -210,8 +210,10 @@ struct out {
   uint64_t copy_first_at;
   /* The copier: O's end seen and everything sent (or dropped: obs_gone). */
   int copier_done;
-  /* The copier's: how much of the ring, from its start, is resident; no MADV_POPULATE_WRITE. */
-  size_t populated;
+  /* How much of the ring, from its start, may be resident (under ring_mu): made so ahead of the
+   * copies (ring_populate), or touched by them where MADV_POPULATE_WRITE is off; what the idle
+   * ring gives back (copier_main). populate_off: no MADV_POPULATE_WRITE. */
+  size_t resident;
   int populate_off;
   int o_closed;
   uint64_t off, delivered, load_t;
@@ -241,6 +243,12 @@ static int reading(const struct out *s) {
 
 static void *copier_main(void *arg);
 
+/* Tests only: `--slow-copier`: the copier takes a load a millisecond at most, so that O fills
+ * and the relay's own thread copies (ring_copy_here); `--no-populate`: as on a kernel without
+ * MADV_POPULATE_WRITE (before Linux 5.14 madvise says EINVAL), the ring's pages come as the
+ * copies touch them. */
+static int slow_copier, no_populate;
+
 static void out_init(struct out *s, int dir, int src, int dst, int obs) {
   memset(s, 0, sizeof *s);
   s->dir = dir;
@@ -252,6 +260,7 @@ static void out_init(struct out *s, int dir, int src, int dst, int obs) {
     fail("pipe2");
   fcntl(s->p[1], F_SETPIPE_SZ, LOAD);
   fcntl(s->o[1], F_SETPIPE_SZ, OBS_PIPE); /* the copier's slack; best effort */
+  s->populate_off = no_populate;
   pthread_mutex_init(&s->ring_mu, NULL);
   if (pthread_create(&s->copier, NULL, copier_main, s) != 0) fail("pthread_create");
 }
@@ -354,11 +363,14 @@ static size_t ring_room(struct out *s) {
   return RING_MAX - (size_t)(s->ring_tail - LOAD_U64(s->ring_head));
 }
 
-/* How far the ring should be resident: RING_WARM while it is empty (stdout's; stderr's none),
- * RING_AHEAD past its tail while copies come in. The ring starts over at its first byte each
- * time it empties, so what a burst made resident serves the next. */
+/* What of the ring stays resident while it is empty: stdout's RING_WARM, stderr's nothing. */
+static size_t ring_keep(const struct out *s) { return s->dir == 0 ? RING_WARM : 0; }
+
+/* How far the ring should be resident: what it keeps while it is empty, RING_AHEAD past its
+ * tail while copies come in. The ring starts over at its first byte each time it empties, so
+ * what a burst made resident serves the next. */
 static size_t ring_want(const struct out *s, uint64_t tail) {
-  if (tail == 0) return s->dir == 0 ? RING_WARM : 0;
+  if (tail == 0) return ring_keep(s);
   return tail + RING_AHEAD < RING_MAX ? (size_t)tail + RING_AHEAD : RING_MAX;
 }
 
@@ -368,15 +380,15 @@ static size_t ring_want(const struct out *s, uint64_t tail) {
  * they are. Returns whether it did anything. */
 static int ring_populate(struct out *s, size_t upto) {
   if (upto > RING_MAX) upto = RING_MAX;
-  if (s->populate_off || s->populated >= upto || !s->ring) return 0;
-  /* Whole steps: `populated` stays page-aligned, as madvise wants. */
-  size_t k = (upto - s->populated + POPULATE_STEP - 1) / POPULATE_STEP * POPULATE_STEP;
-  if (s->populated + k > RING_MAX) k = RING_MAX - s->populated;
-  if (madvise(s->ring + s->populated, k, MADV_POPULATE_WRITE) != 0) {
+  if (s->populate_off || s->resident >= upto || !s->ring) return 0;
+  /* Whole steps: `resident` stays page-aligned, as madvise wants. */
+  size_t k = (upto - s->resident + POPULATE_STEP - 1) / POPULATE_STEP * POPULATE_STEP;
+  if (s->resident + k > RING_MAX) k = RING_MAX - s->resident;
+  if (madvise(s->ring + s->resident, k, MADV_POPULATE_WRITE) != 0) {
     s->populate_off = 1; /* before Linux 5.14: the pages come as they are touched */
     return 0;
   }
-  s->populated += k;
+  s->resident += k;
   return 1;
 }
 
@@ -389,15 +401,14 @@ static ssize_t ring_read(struct out *s, int fd, size_t n) {
   ring_populate(s, at + k);
   ssize_t r = read(fd, s->ring + at, k);
   if (r > 0) {
+    /* Without populate-ahead the read itself made these pages resident: counted, so that the
+     * idle ring gives them back (copier_main) all the same. */
+    if (at + (size_t)r > s->resident) s->resident = at + (size_t)r;
     if (s->ring_tail == LOAD_U64(s->ring_head)) STORE_U64(s->copy_first_at, now_ns());
     STORE_U64(s->ring_tail, s->ring_tail + (uint64_t)r);
   }
   return r;
 }
-
-/* `--slow-copier` (tests only): the copier takes a load a millisecond at most, so that O fills
- * and the relay's own thread copies (ring_copy_here). */
-static int slow_copier;
 
 /* What O holds into the ring (at most `max`), under ring_mu; returns -1 at O's end, else
  * whether it is empty. */
@@ -460,14 +471,16 @@ static void *copier_main(void *arg) {
       STORE_U64(s->ring_tail, 0);
       tail = 0;
     }
+    size_t keep = ring_keep(s);
     if (tail != s->ring_head) used_at = t;
-    else if (s->populated > RING_WARM && t - used_at > RING_KEEP_NS) {
-      /* Idle for a while: the pages past the warm start back to the system. */
-      madvise(s->ring + RING_WARM, RING_MAX - RING_WARM, MADV_DONTNEED);
-      s->populated = s->dir == 0 ? RING_WARM : 0;
-      if (s->dir != 0) madvise(s->ring, RING_WARM, MADV_DONTNEED);
+    else if (s->resident > keep && t - used_at > RING_KEEP_NS) {
+      /* Idle for a while: the pages past what it keeps back to the system. */
+      madvise(s->ring + keep, RING_MAX - keep, MADV_DONTNEED);
+      s->resident = keep;
     }
     int room = ring_room(s) > 0;
+    /* Read here, under ring_mu: the relay's thread may be making pages resident (ring_read). */
+    int to_give_back = s->resident > keep;
     pthread_mutex_unlock(&s->ring_mu);
     if (gone && tail != s->ring_head) STORE_U64(s->ring_head, tail); /* nobody to take them */
     int due = !gone && deliver_due(s, eof, t);
@@ -505,7 +518,7 @@ static void *copier_main(void *arg) {
     /* Held: look again, a few times a hold rather than at every message (a wake-up of this
      * thread inside the host's round trips is what its p99 would pay). */
     if (tail != s->ring_head && !due) wait_ms = HOLD_LOOK_MS;
-    else if (s->populated > RING_WARM) wait_ms = (int)(RING_KEEP_NS / 1000000);
+    else if (to_give_back) wait_ms = (int)(RING_KEEP_NS / 1000000);
     else if (gone || (!room && !due)) wait_ms = 10;
     if (poll(p, (nfds_t)n, wait_ms) < 0 && errno != EINTR) fail("poll (copies)");
   }
@@ -889,7 +902,10 @@ static int exec_server(char **argv) {
 int main(int argc, char **argv) {
   if (argc >= 5 && strcmp(argv[1], "exec") == 0 && strcmp(argv[3], "--") == 0)
     return exec_server(argv);
-  slow_copier = argc == 2 && strcmp(argv[1], "--slow-copier") == 0;
+  for (int i = 1; i < argc; i++) {
+    if (strcmp(argv[i], "--slow-copier") == 0) slow_copier = 1;
+    else if (strcmp(argv[i], "--no-populate") == 0) no_populate = 1;
+  }
   pid_t parent = getppid();
   prctl(PR_SET_PDEATHSIG, SIGKILL);
   if (getppid() != parent) _exit(71); /* the tap died before we could follow it */

@@ -1,0 +1,79 @@
+/**
+ * The native relay's copier threads (electron/tap/native/relay.c: O -> ring -> the tap's copies
+ * socket) on their own wire, this test being host and tap (test/integration/relay-wire.ts):
+ * what the ring costs in memory once it is idle, on kernels with and without
+ * MADV_POPULATE_WRITE. Budgets are generous: each failure these catch is a multiple of them.
+ */
+import { readFileSync } from 'node:fs';
+import { afterEach, describe, expect, it } from 'vitest';
+import { MiB, waitFor } from './helpers.js';
+import { type RelayRun, startRelay, stopRelay } from './relay-wire.js';
+import { TAP_RELAYS } from './tap-relays.js';
+
+const native = TAP_RELAYS.some((r) => r.name === 'native');
+/** relay.c's RING_WARM: what of stdout's ring stays resident while it is empty. */
+const RING_WARM = 4 * MiB;
+
+function rssMiB(pid: number): number {
+  const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+  return m ? Number(m[1]) / 1024 : Number.NaN;
+}
+
+/** Bytes the tap has been given of one stream (copies, put together with their marks). */
+const copied = (r: RelayRun, dir: 0 | 1): number =>
+  r.pieces[dir].reduce((n, p) => n + (p.kind === 'bytes' ? p.mark.bytes : 0), 0);
+
+const runs: RelayRun[] = [];
+afterEach(() => {
+  for (const r of runs.splice(0)) stopRelay(r);
+});
+
+const start = (...a: Parameters<typeof startRelay>): RelayRun => {
+  const r = startRelay(...a);
+  runs.push(r);
+  return r;
+};
+
+describe.runIf(native)("the native relay's copiers", () => {
+  it.each([
+    ['', []],
+    [' without MADV_POPULATE_WRITE (a kernel before 5.14)', ['--no-populate']],
+  ])(
+    "a 32 MiB answer's ring pages go back to the system once the ring has been idle%s",
+    async (_, relayArgs) => {
+      // Where madvise refuses to populate, the copies make the pages resident themselves: they
+      // must be given back all the same (they were kept for good, up to 128 MiB a stream).
+      const size = 32 * MiB;
+      const server = [
+        process.execPath,
+        '-e',
+        `process.stdout.write(Buffer.alloc(${size}, 0x61)); setInterval(() => {}, 1e6);`,
+      ];
+      const r = start(server, { relayArgs });
+      let got = 0;
+      r.hostOut?.on('data', (d: Buffer) => {
+        got += d.length;
+      });
+      r.hostErr?.resume();
+      const pid = r.relay.pid as number;
+      await waitFor(
+        () => got === size && copied(r, 0) === size,
+        30_000,
+        'host and tap have it all',
+      );
+      const busy = rssMiB(pid);
+      expect(busy, `the relay's RSS with the answer's copies through: ${busy} MiB`).toBeGreaterThan(
+        size / MiB / 2,
+      );
+      // Given back after 5 s idle (RING_KEEP_NS), but what stdout's ring keeps warm.
+      await waitFor(
+        () => rssMiB(pid) < RING_WARM / MiB + 8,
+        20_000,
+        `the ring given back (RSS ${rssMiB(pid)} MiB)`,
+        250,
+      );
+      expect(r.pieces[0].every((p) => p.kind === 'bytes')).toBe(true);
+    },
+    40_000,
+  );
+});
