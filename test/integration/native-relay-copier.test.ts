@@ -66,12 +66,10 @@ describe.runIf(native)("the native relay's copiers", () => {
         size / MiB / 2,
       );
       // Given back after 5 s idle (RING_KEEP_NS), but what stdout's ring keeps warm.
-      await waitFor(
-        () => rssMiB(pid) < RING_WARM / MiB + 8,
-        20_000,
-        `the ring given back (RSS ${rssMiB(pid)} MiB)`,
-        250,
-      );
+      const bound = RING_WARM / MiB + 8;
+      await waitFor(() => rssMiB(pid) < bound, 20_000, 'the ring given back', 250).catch(() => {});
+      const idle = rssMiB(pid);
+      expect(idle, `the relay's RSS idle: ${idle} MiB`).toBeLessThan(bound);
       expect(r.pieces[0].every((p) => p.kind === 'bytes')).toBe(true);
     },
     40_000,
