@@ -1,8 +1,9 @@
 /**
  * The native relay's copier threads (electron/tap/native/relay.c: O -> ring -> the tap's copies
  * socket) on their own wire, this test being host and tap (test/integration/relay-wire.ts):
- * what the ring costs in memory once it is idle, on kernels with and without
- * MADV_POPULATE_WRITE. Budgets are generous: each failure these catch is a multiple of them.
+ * what the ring costs in memory once it is idle (on kernels with and without
+ * MADV_POPULATE_WRITE) and for a small message. Budgets are generous: each failure these catch
+ * is a multiple of them.
  */
 import { readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -18,6 +19,13 @@ function rssMiB(pid: number): number {
   const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
   return m ? Number(m[1]) / 1024 : Number.NaN;
 }
+
+/** A server that says each line it reads back on stdout and on stderr, and stays. */
+const ECHO_BOTH = [
+  process.execPath,
+  '-e',
+  "process.stdin.on('data', (d) => { process.stdout.write(d); process.stderr.write(d); }); setInterval(() => {}, 1e6);",
+];
 
 /** Bytes the tap has been given of one stream (copies, put together with their marks). */
 const copied = (r: RelayRun, dir: 0 | 1): number =>
@@ -74,4 +82,20 @@ describe.runIf(native)("the native relay's copiers", () => {
     },
     40_000,
   );
+
+  it('a small message after an idle spell makes no ring pages resident past what is kept', async () => {
+    // Populate-ahead is as much as has come: a 9-byte copy needs at most a step of stderr's
+    // (2 MiB), stdout's fits in what it keeps warm.
+    const r = start(ECHO_BOTH);
+    r.hostOut?.resume();
+    r.hostErr?.resume();
+    const pid = r.relay.pid as number;
+    await new Promise((ok) => setTimeout(ok, 500));
+    const idle = rssMiB(pid);
+    r.hostIn?.write('{"id":1}\n');
+    await waitFor(() => copied(r, 0) === 9 && copied(r, 1) === 9, 5000, 'both copies at the tap');
+    await new Promise((ok) => setTimeout(ok, 200));
+    const after = rssMiB(pid);
+    expect(after - idle, `the relay's RSS ${idle} MiB idle, ${after} MiB after`).toBeLessThan(8);
+  });
 });
