@@ -2,10 +2,10 @@
  * The native relay's copier threads (electron/tap/native/relay.c: O -> ring -> the tap's copies
  * socket) on their own wire, this test being host and tap (test/integration/relay-wire.ts):
  * what the ring costs in memory once it is idle (on kernels with and without
- * MADV_POPULATE_WRITE) and for a small message. Budgets are generous: each failure these catch
- * is a multiple of them.
+ * MADV_POPULATE_WRITE) and for a small message, and whether a copier sleeps once the tap is
+ * gone. Budgets are generous: each failure these catch is a multiple of them.
  */
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { MiB, waitFor } from './helpers.js';
 import { type RelayRun, startRelay, stopRelay } from './relay-wire.js';
@@ -18,6 +18,17 @@ const RING_WARM = 4 * MiB;
 function rssMiB(pid: number): number {
   const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
   return m ? Number(m[1]) / 1024 : Number.NaN;
+}
+
+/** Voluntary context switches (wake-ups after a sleep) of each of the relay's threads but its
+ *  main one: its copiers. */
+function copierWakeups(pid: number): number[] {
+  return readdirSync(`/proc/${pid}/task`)
+    .filter((tid) => Number(tid) !== pid)
+    .map((tid) => {
+      const status = readFileSync(`/proc/${pid}/task/${tid}/status`, 'utf8');
+      return Number(/voluntary_ctxt_switches:\s+(\d+)/.exec(status)?.[1]);
+    });
 }
 
 /** A server that says each line it reads back on stdout and on stderr, and stays. */
@@ -98,4 +109,31 @@ describe.runIf(native)("the native relay's copiers", () => {
     const after = rssMiB(pid);
     expect(after - idle, `the relay's RSS ${idle} MiB idle, ${after} MiB after`).toBeLessThan(8);
   });
+
+  it('a tap that is gone: the copiers sleep until there is something to drop', async () => {
+    // With no one to take the copies, each copier looked at its pipe every 10 ms, for as long
+    // as the relay ran (~100 wake-ups a second each).
+    const r = start(ECHO_BOTH);
+    let out = '';
+    r.hostOut?.on('data', (d: Buffer) => {
+      out += d.toString();
+    });
+    r.hostErr?.resume();
+    const pid = r.relay.pid as number;
+    r.hostIn?.write('{"id":1}\n');
+    await waitFor(() => copied(r, 0) === 9 && copied(r, 1) === 9, 5000, 'both copies at the tap');
+    for (const c of r.copies) c.destroy();
+    r.hostIn?.write('{"id":2}\n'); // its copies find the sockets closed
+    await waitFor(() => out.includes('{"id":2}'), 5000, 'the second answer at the host');
+    // Past RING_KEEP_NS (5 s): the rings given back, nothing held.
+    await new Promise((ok) => setTimeout(ok, 6500));
+    const before = copierWakeups(pid);
+    await new Promise((ok) => setTimeout(ok, 2000));
+    const woke = copierWakeups(pid).map((n, i) => n - (before[i] ?? 0));
+    expect(woke, `the copiers' wake-ups over 2 s: ${woke.join(', ')}`).toHaveLength(2);
+    for (const n of woke) expect(n).toBeLessThan(20);
+    // And the relay goes on, uncopied.
+    r.hostIn?.write('{"id":3}\n');
+    await waitFor(() => out.includes('{"id":3}'), 5000, 'the third answer at the host');
+  }, 30_000);
 });

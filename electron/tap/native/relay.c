@@ -468,6 +468,7 @@ static void *copier_main(void *arg) {
     pthread_mutex_lock(&s->ring_mu);
     if (!eof && ring_drain_o(s, slow_copier ? LOAD : RING_MAX) < 0) eof = 1;
     uint64_t tail = s->ring_tail;
+    if (gone) STORE_U64(s->ring_head, tail); /* nobody to take them */
     if (tail == s->ring_head && tail > 0) {
       /* Empty: start over at the first byte, whose pages are resident. */
       STORE_U64(s->ring_head, 0);
@@ -485,7 +486,6 @@ static void *copier_main(void *arg) {
     /* Read here, under ring_mu: the relay's thread may be making pages resident (ring_read). */
     int to_give_back = s->resident > keep;
     pthread_mutex_unlock(&s->ring_mu);
-    if (gone && tail != s->ring_head) STORE_U64(s->ring_head, tail); /* nobody to take them */
     int due = !gone && deliver_due(s, eof, t);
     if (due) {
       size_t at = (size_t)(s->ring_head % RING_MAX);
@@ -526,7 +526,8 @@ static void *copier_main(void *arg) {
      * thread inside the host's round trips is what its p99 would pay). */
     if (tail != s->ring_head && !due) wait_ms = HOLD_LOOK_MS;
     else if (to_give_back) wait_ms = (int)(RING_KEEP_NS / 1000000);
-    else if (gone || (!room && !due)) wait_ms = 10;
+    /* No ring (mmap failed): try again soon. (With the tap gone, nothing is held: O wakes it.) */
+    else if (!room && !due) wait_ms = 10;
     if (poll(p, (nfds_t)n, wait_ms) < 0 && errno != EINTR) fail("poll (copies)");
   }
 }
