@@ -2,14 +2,14 @@
  * The native relay's copier threads (electron/tap/native/relay.c: O -> ring -> the tap's copies
  * socket) on their own wire, this test being host and tap (test/integration/relay-wire.ts):
  * what the ring costs in memory once it is idle (on kernels with and without
- * MADV_POPULATE_WRITE) and for a small message, and whether a copier sleeps once the tap is
- * gone. Budgets are generous: each failure these catch is a multiple of them.
+ * MADV_POPULATE_WRITE) and for a small message, whether a copier sleeps once the tap is gone,
+ * and copies where the system refuses the ring. Budgets are generous: each failure these catch is a multiple of them.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { MiB, waitFor } from './helpers.js';
 import { type RelayRun, startRelay, stopRelay } from './relay-wire.js';
-import { TAP_RELAYS } from './tap-relays.js';
+import { NATIVE_RELAY, TAP_RELAYS } from './tap-relays.js';
 
 const native = TAP_RELAYS.some((r) => r.name === 'native');
 /** relay.c's RING_WARM: what of stdout's ring stays resident while it is empty. */
@@ -136,4 +136,38 @@ describe.runIf(native)("the native relay's copiers", () => {
     r.hostIn?.write('{"id":3}\n');
     await waitFor(() => out.includes('{"id":3}'), 5000, 'the third answer at the host');
   }, 30_000);
+
+  it('a ring the system refuses (an address-space limit): the copies go to the tap without it', async () => {
+    // The ring is a 128 MiB reservation: under `ulimit -v` (or strict overcommit) it is
+    // refused. The copies stayed in O then, none reached the tap, and the relay waited its 5 s
+    // for them at the end of each stream.
+    const size = 4 * MiB;
+    const r = start(
+      [process.execPath, '-e', `process.stdout.write(Buffer.alloc(${size}, 0x62));`],
+      { binary: '/bin/sh', relayArgs: ['-c', 'ulimit -v 120000 && exec "$0"', NATIVE_RELAY] },
+    );
+    let got = 0;
+    let hostEnd = 0;
+    r.hostOut?.on('data', (d: Buffer) => {
+      got += d.length;
+    });
+    r.hostOut?.on('end', () => {
+      hostEnd = Date.now();
+    });
+    r.hostErr?.resume();
+    r.hostIn?.end();
+    expect((await r.exited)[0]).toBe(0);
+    const ended = Date.now() - hostEnd;
+    expect(got).toBe(size);
+    expect(ended, `the relay ended ${ended} ms after the host's EOF`).toBeLessThan(3000);
+    let offset = 0;
+    for (const p of r.pieces[0]) {
+      expect(p.mark.offset).toBe(offset);
+      if (p.kind === 'bytes') expect(Buffer.from(p.data).every((b) => b === 0x62)).toBe(true);
+      offset += p.mark.bytes;
+    }
+    expect(offset).toBe(size);
+    expect(copied(r, 0), 'copies at the tap').toBeGreaterThan(0);
+    expect(r.records.find((x) => x.type === 'eof' && x.dir === 0)).toMatchObject({ total: size });
+  });
 });

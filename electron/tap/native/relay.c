@@ -261,6 +261,12 @@ static void out_init(struct out *s, int dir, int src, int dst, int obs) {
   fcntl(s->p[1], F_SETPIPE_SZ, LOAD);
   fcntl(s->o[1], F_SETPIPE_SZ, OBS_PIPE); /* the copier's slack; best effort */
   s->populate_off = no_populate;
+  /* The ring's reservation, before the copier starts (it never changes after): refused (an
+   * address-space limit, strict overcommit, where MAP_NORESERVE counts), the copies go without
+   * one (copier_unringed). */
+  void *m = mmap(NULL, RING_MAX, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
+                 -1, 0);
+  s->ring = m == MAP_FAILED ? NULL : m;
   pthread_mutex_init(&s->ring_mu, NULL);
   if (pthread_create(&s->copier, NULL, copier_main, s) != 0) fail("pthread_create");
 }
@@ -352,14 +358,9 @@ static uint64_t host_moved_at;
 #define LOAD_U64(x) __atomic_load_n(&(x), __ATOMIC_ACQUIRE)
 #define STORE_U64(x, v) __atomic_store_n(&(x), (v), __ATOMIC_RELEASE)
 
-/* Room in the ring (mapped on first use); under ring_mu. */
+/* Room in the ring (none without one: O full, a load goes uncopied); under ring_mu. */
 static size_t ring_room(struct out *s) {
-  if (!s->ring) {
-    void *m = mmap(NULL, RING_MAX, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
-                   -1, 0);
-    if (m == MAP_FAILED) return 0; /* no room: copies go uncopied */
-    s->ring = m;
-  }
+  if (!s->ring) return 0;
   return RING_MAX - (size_t)(s->ring_tail - LOAD_U64(s->ring_head));
 }
 
@@ -457,8 +458,34 @@ static int deliver_due(struct out *s, int eof, uint64_t t) {
   return held >= HOLD_MAX_NS || (held >= CTRL_BATCH_NS && quiet >= QUIET_NS);
 }
 
+/* The copier without a ring (out_init): O goes to the tap as it comes, unheld (as before there
+ * was a ring); when O is full the loads go uncopied. Nothing else reads O then (ring_drain_o
+ * finds no room), so the order holds without ring_mu. */
+static void *copier_unringed(struct out *s) {
+  for (;;) {
+    int gone = __atomic_load_n(&s->obs_gone, __ATOMIC_ACQUIRE);
+    ssize_t n = splice(s->o[0], NULL, gone ? devnull : s->obs, NULL, OBS_PIPE,
+                       SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
+    if (n > 0 || (n < 0 && errno == EINTR)) continue;
+    if (n == 0) break; /* O's end, everything sent */
+    if (errno != EAGAIN) {
+      if (gone) break; /* /dev/null refused it: nothing left to do */
+      __atomic_store_n(&s->obs_gone, 1, __ATOMIC_RELEASE); /* the tap stopped observing */
+      continue;
+    }
+    /* Which side it waits for: O empty, or the tap's socket full. */
+    int queued = 0;
+    struct pollfd p = {s->o[0], POLLIN, 0};
+    if (ioctl(s->o[0], FIONREAD, &queued) == 0 && queued > 0) p = (struct pollfd){s->obs, POLLOUT, 0};
+    if (poll(&p, 1, -1) < 0 && errno != EINTR) fail("poll (copies)");
+  }
+  __atomic_store_n(&s->copier_done, 1, __ATOMIC_RELEASE);
+  return NULL;
+}
+
 static void *copier_main(void *arg) {
   struct out *s = arg;
+  if (!s->ring) return copier_unringed(s);
   int eof = 0;
   uint64_t used_at = 0;
   for (;;) {
@@ -526,8 +553,8 @@ static void *copier_main(void *arg) {
      * thread inside the host's round trips is what its p99 would pay). */
     if (tail != s->ring_head && !due) wait_ms = HOLD_LOOK_MS;
     else if (to_give_back) wait_ms = (int)(RING_KEEP_NS / 1000000);
-    /* No ring (mmap failed): try again soon. (With the tap gone, nothing is held: O wakes it.) */
-    else if (!room && !due) wait_ms = 10;
+    /* Else it waits on O, or on the tap's socket: a full ring is due, and with the tap gone
+     * nothing is held. */
     if (poll(p, (nfds_t)n, wait_ms) < 0 && errno != EINTR) fail("poll (copies)");
   }
 }
