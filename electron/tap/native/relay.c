@@ -198,9 +198,10 @@ struct out {
    * filled by this stream's copier thread from O, or by the relay's thread itself when O is
    * full (the copier fell behind): under ring_mu, O drained first, so the order holds. Only the
    * copier empties it, into the socket, once the host's path is still (deliver_due): the tap
-   * then reads them after a burst, not during it. One reservation of RING_MAX, its pages made
-   * resident ahead of the copies (ring_populate) and given back but RING_WARM when it has been
-   * empty for RING_KEEP_NS. Counters count from the ring's start (head: sent to the tap; tail:
+   * then reads them after a burst, not during it. One reservation of RING_MAX (made before the
+   * copier starts; NULL if refused: copier_unringed), its pages made resident ahead of the
+   * copies (ring_populate) and given back but what it keeps when it has been empty for
+   * RING_KEEP_NS. Counters count from the ring's start (head: sent to the tap; tail:
    * copied in), back to 0 whenever it empties; past RING_MAX a load goes uncopied. */
   char *ring;
   uint64_t ring_head, ring_tail;
