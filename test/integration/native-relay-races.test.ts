@@ -5,10 +5,10 @@
  * shows. Skipped where the compiler has no ThreadSanitizer runtime, or it cannot run here.
  */
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { abandonCommand } from '../../dist/electron/tap/native-records.js';
 import { MiB, REPO, waitFor } from './helpers.js';
 import { type RelayOptions, type RelayRun, startRelay, stopRelay } from './relay-wire.js';
@@ -43,6 +43,9 @@ function reports(r: RelayRun): string {
 const runs: RelayRun[] = [];
 afterEach(() => {
   for (const r of runs.splice(0)) stopRelay(r);
+});
+afterAll(() => {
+  rmSync(DIR, { recursive: true, force: true });
 });
 
 const start = (argv: string[], o: RelayOptions = {}): RelayRun => {
