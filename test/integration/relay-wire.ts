@@ -37,8 +37,12 @@ export interface RelayOptions {
   host?: [StdioOptions[number], StdioOptions[number], StdioOptions[number]];
   /** Read the control fd from the start (false: a stuck tap; call `readCtrl` later). */
   readCtrl?: boolean;
-  /** The relay's arguments (`--slow-copier`: its copier thread kept behind, for tests). */
+  /** The relay's arguments (tests only: `--slow-copier`, its copier thread kept behind;
+   *  `--no-populate`, as on a kernel without MADV_POPULATE_WRITE). */
   relayArgs?: string[];
+  /** Another build of the relay (a sanitizer's), and what its environment adds. */
+  binary?: string;
+  env?: Record<string, string>;
 }
 
 export function startRelay(argv: string[], o: RelayOptions = {}): RelayRun {
@@ -48,8 +52,9 @@ export function startRelay(argv: string[], o: RelayOptions = {}): RelayRun {
   });
   const own = [server.stdin, server.stdout, server.stderr] as (Readable | Writable)[];
   const host = o.host ?? ['pipe', 'pipe', 'pipe'];
-  const relay = spawn(NATIVE_RELAY, o.relayArgs ?? [], {
+  const relay = spawn(o.binary ?? NATIVE_RELAY, o.relayArgs ?? [], {
     stdio: [...host, ...own, 'pipe', 'pipe', 'pipe'] as StdioOptions,
+    ...(o.env && { env: { ...process.env, ...o.env } }),
   });
   for (const s of own) s.destroy();
   const stdio = relay.stdio as unknown as (Readable & Writable)[];

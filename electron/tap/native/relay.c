@@ -201,9 +201,10 @@ struct out {
    * filled by this stream's copier thread from O, or by the relay's thread itself when O is
    * full (the copier fell behind): under ring_mu, O drained first, so the order holds. Only the
    * copier empties it, into the socket, once the host's path is still (deliver_due): the tap
-   * then reads them after a burst, not during it. One reservation of RING_MAX, its pages made
-   * resident ahead of the copies (ring_populate) and given back but RING_WARM when it has been
-   * empty for RING_KEEP_NS. Counters count from the ring's start (head: sent to the tap; tail:
+   * then reads them after a burst, not during it. One reservation of RING_MAX (made before the
+   * copier starts; NULL if refused: copier_unringed), its pages made resident ahead of the
+   * copies (ring_populate) and given back but what it keeps when it has been empty for
+   * RING_KEEP_NS. Counters count from the ring's start (head: sent to the tap; tail:
    * copied in), back to 0 whenever it empties; past RING_MAX a load goes uncopied. */
   char *ring;
   uint64_t ring_head, ring_tail;
@@ -213,8 +214,10 @@ struct out {
   uint64_t copy_first_at;
   /* The copier: O's end seen and everything sent (or dropped: obs_gone). */
   int copier_done;
-  /* The copier's: how much of the ring, from its start, is resident; no MADV_POPULATE_WRITE. */
-  size_t populated;
+  /* How much of the ring, from its start, may be resident (under ring_mu): made so ahead of the
+   * copies (ring_populate), or touched by them where MADV_POPULATE_WRITE is off; what the idle
+   * ring gives back (copier_main). populate_off: no MADV_POPULATE_WRITE. */
+  size_t resident;
   int populate_off;
   int o_closed;
   uint64_t off, delivered, load_t;
@@ -231,6 +234,7 @@ struct out {
 };
 
 static struct out outs[2];
+/* Set by the relay's thread (read_commands), read by the copiers too: atomic. */
 static int abandoning;
 static int devnull = -1;
 
@@ -243,6 +247,12 @@ static int reading(const struct out *s) {
 
 static void *copier_main(void *arg);
 
+/* Tests only: `--slow-copier`: the copier takes a load a millisecond at most, so that O fills
+ * and the relay's own thread copies (ring_copy_here); `--no-populate`: as on a kernel without
+ * MADV_POPULATE_WRITE (before Linux 5.14 madvise says EINVAL), the ring's pages come as the
+ * copies touch them. */
+static int slow_copier, no_populate;
+
 static void out_init(struct out *s, int dir, int src, int dst, int obs) {
   memset(s, 0, sizeof *s);
   s->dir = dir;
@@ -254,6 +264,13 @@ static void out_init(struct out *s, int dir, int src, int dst, int obs) {
     fail("pipe2");
   fcntl(s->p[1], F_SETPIPE_SZ, LOAD);
   fcntl(s->o[1], F_SETPIPE_SZ, OBS_PIPE); /* the copier's slack; best effort */
+  s->populate_off = no_populate;
+  /* The ring's reservation, before the copier starts (it never changes after): refused (an
+   * address-space limit, strict overcommit, where MAP_NORESERVE counts), the copies go without
+   * one (copier_unringed). */
+  void *m = mmap(NULL, RING_MAX, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
+                 -1, 0);
+  s->ring = m == MAP_FAILED ? NULL : m;
   pthread_mutex_init(&s->ring_mu, NULL);
   if (pthread_create(&s->copier, NULL, copier_main, s) != 0) fail("pthread_create");
 }
@@ -345,23 +362,24 @@ static uint64_t host_moved_at;
 #define LOAD_U64(x) __atomic_load_n(&(x), __ATOMIC_ACQUIRE)
 #define STORE_U64(x, v) __atomic_store_n(&(x), (v), __ATOMIC_RELEASE)
 
-/* Room in the ring (mapped on first use); under ring_mu. */
+/* Room in the ring (none without one: O full, a load goes uncopied); under ring_mu. */
 static size_t ring_room(struct out *s) {
-  if (!s->ring) {
-    void *m = mmap(NULL, RING_MAX, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
-                   -1, 0);
-    if (m == MAP_FAILED) return 0; /* no room: copies go uncopied */
-    s->ring = m;
-  }
+  if (!s->ring) return 0;
   return RING_MAX - (size_t)(s->ring_tail - LOAD_U64(s->ring_head));
 }
 
-/* How far the ring should be resident: RING_WARM while it is empty (stdout's; stderr's none),
- * RING_AHEAD past its tail while copies come in. The ring starts over at its first byte each
- * time it empties, so what a burst made resident serves the next. */
+/* What of the ring stays resident while it is empty: stdout's RING_WARM, stderr's nothing. */
+static size_t ring_keep(const struct out *s) { return s->dir == 0 ? RING_WARM : 0; }
+
+/* How far the ring should be resident: what it keeps while it is empty, and while copies come
+ * in, ahead of its tail by as much as has come (at most RING_AHEAD): a burst finds its pages
+ * made before it gets there, while a small message costs no pages past what is kept (making
+ * 16 MiB resident takes a copier ~6 ms). The ring starts over at its first byte each time it
+ * empties, so what a burst made resident serves the next. */
 static size_t ring_want(const struct out *s, uint64_t tail) {
-  if (tail == 0) return s->dir == 0 ? RING_WARM : 0;
-  return tail + RING_AHEAD < RING_MAX ? (size_t)tail + RING_AHEAD : RING_MAX;
+  uint64_t want = tail + (tail < RING_AHEAD ? tail : RING_AHEAD);
+  if (want < ring_keep(s)) want = ring_keep(s);
+  return want < RING_MAX ? (size_t)want : RING_MAX;
 }
 
 /* Makes the ring resident up to `upto` (at least a POPULATE_STEP at a time), under ring_mu: one
@@ -370,15 +388,15 @@ static size_t ring_want(const struct out *s, uint64_t tail) {
  * they are. Returns whether it did anything. */
 static int ring_populate(struct out *s, size_t upto) {
   if (upto > RING_MAX) upto = RING_MAX;
-  if (s->populate_off || s->populated >= upto || !s->ring) return 0;
-  /* Whole steps: `populated` stays page-aligned, as madvise wants. */
-  size_t k = (upto - s->populated + POPULATE_STEP - 1) / POPULATE_STEP * POPULATE_STEP;
-  if (s->populated + k > RING_MAX) k = RING_MAX - s->populated;
-  if (madvise(s->ring + s->populated, k, MADV_POPULATE_WRITE) != 0) {
+  if (s->populate_off || s->resident >= upto || !s->ring) return 0;
+  /* Whole steps: `resident` stays page-aligned, as madvise wants. */
+  size_t k = (upto - s->resident + POPULATE_STEP - 1) / POPULATE_STEP * POPULATE_STEP;
+  if (s->resident + k > RING_MAX) k = RING_MAX - s->resident;
+  if (madvise(s->ring + s->resident, k, MADV_POPULATE_WRITE) != 0) {
     s->populate_off = 1; /* before Linux 5.14: the pages come as they are touched */
     return 0;
   }
-  s->populated += k;
+  s->resident += k;
   return 1;
 }
 
@@ -391,15 +409,14 @@ static ssize_t ring_read(struct out *s, int fd, size_t n) {
   ring_populate(s, at + k);
   ssize_t r = read(fd, s->ring + at, k);
   if (r > 0) {
+    /* Without populate-ahead the read itself made these pages resident: counted, so that the
+     * idle ring gives them back (copier_main) all the same. */
+    if (at + (size_t)r > s->resident) s->resident = at + (size_t)r;
     if (s->ring_tail == LOAD_U64(s->ring_head)) STORE_U64(s->copy_first_at, now_ns());
     STORE_U64(s->ring_tail, s->ring_tail + (uint64_t)r);
   }
   return r;
 }
-
-/* `--slow-copier` (tests only): the copier takes a load a millisecond at most, so that O fills
- * and the relay's own thread copies (ring_copy_here). */
-static int slow_copier;
 
 /* What O holds into the ring (at most `max`), under ring_mu; returns -1 at O's end, else
  * whether it is empty. */
@@ -446,8 +463,34 @@ static int deliver_due(struct out *s, int eof, uint64_t t) {
          (held >= CTRL_BATCH_NS && (quiet >= QUIET_NS || waiting < HOLD_MIN_BYTES));
 }
 
+/* The copier without a ring (out_init): O goes to the tap as it comes, unheld (as before there
+ * was a ring); when O is full the loads go uncopied. Nothing else reads O then (ring_drain_o
+ * finds no room), so the order holds without ring_mu. */
+static void *copier_unringed(struct out *s) {
+  for (;;) {
+    int gone = __atomic_load_n(&s->obs_gone, __ATOMIC_ACQUIRE);
+    ssize_t n = splice(s->o[0], NULL, gone ? devnull : s->obs, NULL, OBS_PIPE,
+                       SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
+    if (n > 0 || (n < 0 && errno == EINTR)) continue;
+    if (n == 0) break; /* O's end, everything sent */
+    if (errno != EAGAIN) {
+      if (gone) break; /* /dev/null refused it: nothing left to do */
+      __atomic_store_n(&s->obs_gone, 1, __ATOMIC_RELEASE); /* the tap stopped observing */
+      continue;
+    }
+    /* Which side it waits for: O empty, or the tap's socket full. */
+    int queued = 0;
+    struct pollfd p = {s->o[0], POLLIN, 0};
+    if (ioctl(s->o[0], FIONREAD, &queued) == 0 && queued > 0) p = (struct pollfd){s->obs, POLLOUT, 0};
+    if (poll(&p, 1, -1) < 0 && errno != EINTR) fail("poll (copies)");
+  }
+  __atomic_store_n(&s->copier_done, 1, __ATOMIC_RELEASE);
+  return NULL;
+}
+
 static void *copier_main(void *arg) {
   struct out *s = arg;
+  if (!s->ring) return copier_unringed(s);
   int eof = 0;
   uint64_t used_at = 0;
   for (;;) {
@@ -457,22 +500,24 @@ static void *copier_main(void *arg) {
     pthread_mutex_lock(&s->ring_mu);
     if (!eof && ring_drain_o(s, slow_copier ? LOAD : RING_MAX) < 0) eof = 1;
     uint64_t tail = s->ring_tail;
+    if (gone) STORE_U64(s->ring_head, tail); /* nobody to take them */
     if (tail == s->ring_head && tail > 0) {
       /* Empty: start over at the first byte, whose pages are resident. */
       STORE_U64(s->ring_head, 0);
       STORE_U64(s->ring_tail, 0);
       tail = 0;
     }
+    size_t keep = ring_keep(s);
     if (tail != s->ring_head) used_at = t;
-    else if (s->populated > RING_WARM && t - used_at > RING_KEEP_NS) {
-      /* Idle for a while: the pages past the warm start back to the system. */
-      madvise(s->ring + RING_WARM, RING_MAX - RING_WARM, MADV_DONTNEED);
-      s->populated = s->dir == 0 ? RING_WARM : 0;
-      if (s->dir != 0) madvise(s->ring, RING_WARM, MADV_DONTNEED);
+    else if (s->resident > keep && t - used_at > RING_KEEP_NS) {
+      /* Idle for a while: the pages past what it keeps back to the system. */
+      madvise(s->ring + keep, RING_MAX - keep, MADV_DONTNEED);
+      s->resident = keep;
     }
     int room = ring_room(s) > 0;
+    /* Read here, under ring_mu: the relay's thread may be making pages resident (ring_read). */
+    int to_give_back = s->resident > keep;
     pthread_mutex_unlock(&s->ring_mu);
-    if (gone && tail != s->ring_head) STORE_U64(s->ring_head, tail); /* nobody to take them */
     int due = !gone && deliver_due(s, eof, t);
     if (due) {
       size_t at = (size_t)(s->ring_head % RING_MAX);
@@ -496,7 +541,11 @@ static void *copier_main(void *arg) {
     /* Nothing to take or to hand over right now: pages for what may come. */
     if (!eof && !gone) {
       pthread_mutex_lock(&s->ring_mu);
-      int did = ring_populate(s, ring_want(s, s->ring_tail));
+      /* A step at a time, O drained in between: a long madvise under ring_mu is a wait for the
+       * relay's thread should O fill meanwhile (ring_copy_here). */
+      size_t want = ring_want(s, s->ring_tail);
+      if (want > s->resident + POPULATE_STEP) want = s->resident + POPULATE_STEP;
+      int did = ring_populate(s, want);
       pthread_mutex_unlock(&s->ring_mu);
       if (did) continue;
     }
@@ -508,8 +557,9 @@ static void *copier_main(void *arg) {
     /* Held: look again, a few times a hold rather than at every message (a wake-up of this
      * thread inside the host's round trips is what its p99 would pay). */
     if (tail != s->ring_head && !due) wait_ms = HOLD_LOOK_MS;
-    else if (s->populated > RING_WARM) wait_ms = (int)(RING_KEEP_NS / 1000000);
-    else if (gone || (!room && !due)) wait_ms = 10;
+    else if (to_give_back) wait_ms = (int)(RING_KEEP_NS / 1000000);
+    /* Else it waits on O, or on the tap's socket: a full ring is due, and with the tap gone
+     * nothing is held. */
     if (poll(p, (nfds_t)n, wait_ms) < 0 && errno != EINTR) fail("poll (copies)");
   }
 }
@@ -853,7 +903,7 @@ static void read_commands(void) {
         else inj_head = j;
         inj_tail = j;
       } else if (h[0] == C_ABANDON && !abandoning) {
-        abandoning = 1;
+        __atomic_store_n(&abandoning, 1, __ATOMIC_RELEASE);
         for (int i = 0; i < 2; i++) {
           struct out *s = &outs[i];
           int queued = 0;
@@ -892,7 +942,10 @@ static int exec_server(char **argv) {
 int main(int argc, char **argv) {
   if (argc >= 5 && strcmp(argv[1], "exec") == 0 && strcmp(argv[3], "--") == 0)
     return exec_server(argv);
-  slow_copier = argc == 2 && strcmp(argv[1], "--slow-copier") == 0;
+  for (int i = 1; i < argc; i++) {
+    if (strcmp(argv[i], "--slow-copier") == 0) slow_copier = 1;
+    else if (strcmp(argv[i], "--no-populate") == 0) no_populate = 1;
+  }
   pid_t parent = getppid();
   prctl(PR_SET_PDEATHSIG, SIGKILL);
   if (getppid() != parent) _exit(71); /* the tap died before we could follow it */

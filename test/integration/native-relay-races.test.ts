@@ -1,0 +1,117 @@
+/**
+ * The native relay built with ThreadSanitizer (gcc/clang -fsanitize=thread) and driven through
+ * the paths where its main thread and the copier threads share state (relay.c: the ring and its
+ * counters under ring_mu, atomics for the rest): a race there is what no reading of the output
+ * shows. Skipped where the compiler has no ThreadSanitizer runtime, or it cannot run here.
+ */
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { abandonCommand } from '../../dist/electron/tap/native-records.js';
+import { MiB, REPO, waitFor } from './helpers.js';
+import { type RelayOptions, type RelayRun, startRelay, stopRelay } from './relay-wire.js';
+import { TAP_RELAYS } from './tap-relays.js';
+
+const DIR = mkdtempSync(path.join(tmpdir(), 'relay-tsan-'));
+const BINARY = path.join(DIR, 'pipescope-relay-tsan');
+
+/** Builds the relay with ThreadSanitizer; whether it runs here (its `exec` mode, on `true`). */
+function buildTsan(): boolean {
+  if (!TAP_RELAYS.some((r) => r.name === 'native')) return false;
+  const cc = process.env.CC || 'cc';
+  const src = path.join(REPO, 'electron/tap/native/relay.c');
+  const built = spawnSync(
+    cc,
+    ['-O1', '-g', '-std=gnu11', '-pthread', '-fsanitize=thread', '-o', BINARY, src],
+    { stdio: 'ignore' },
+  );
+  if (built.status !== 0) return false;
+  return spawnSync(BINARY, ['exec', String(process.pid), '--', 'true']).status === 0;
+}
+const tsan = buildTsan();
+
+/** What ThreadSanitizer said of one run (it writes `<log_path>.<pid>`). */
+function reports(r: RelayRun): string {
+  return readdirSync(DIR)
+    .filter((f) => f === `report.${r.relay.pid}`)
+    .map((f) => readFileSync(path.join(DIR, f), 'utf8'))
+    .join('\n');
+}
+
+const runs: RelayRun[] = [];
+afterEach(() => {
+  for (const r of runs.splice(0)) stopRelay(r);
+});
+afterAll(() => {
+  rmSync(DIR, { recursive: true, force: true });
+});
+
+const start = (argv: string[], o: RelayOptions = {}): RelayRun => {
+  const r = startRelay(argv, {
+    ...o,
+    binary: BINARY,
+    // Threads the relay does not join at its exit are by design (it exits with them running).
+    env: { TSAN_OPTIONS: `log_path=${path.join(DIR, 'report')} report_thread_leaks=0` },
+  });
+  runs.push(r);
+  return r;
+};
+
+describe.runIf(tsan)('the native relay under ThreadSanitizer', () => {
+  it('an abandon while copies are held: no data race', async () => {
+    // `abandoning` was a plain int the relay's thread set while the copiers read it.
+    const r = start(['sh', '-c', 'echo hi; echo err >&2; exec sleep 30']);
+    r.hostOut?.resume();
+    r.hostErr?.resume();
+    await waitFor(() => r.pieces[0].length > 0, 10_000, 'the first copy at the tap');
+    r.ctrl.write(abandonCommand());
+    r.hostIn?.end();
+    const [code] = await r.exited;
+    expect(reports(r)).not.toMatch(/ThreadSanitizer/);
+    expect(code).toBe(0);
+  }, 30_000);
+
+  it('a 16 MiB answer with the copier kept behind (the relay copies too), then idle: no data race', async () => {
+    const size = 16 * MiB;
+    const r = start(
+      [
+        process.execPath,
+        '-e',
+        `process.stdout.write(Buffer.alloc(${size}, 0x61)); setTimeout(() => {}, 300);`,
+      ],
+      { relayArgs: ['--slow-copier'] },
+    );
+    let got = 0;
+    r.hostOut?.on('data', (d: Buffer) => {
+      got += d.length;
+    });
+    r.hostErr?.resume();
+    r.hostIn?.end();
+    const [code] = await r.exited;
+    expect(got).toBe(size);
+    expect(reports(r)).not.toMatch(/ThreadSanitizer/);
+    expect(code).toBe(0);
+  }, 60_000);
+
+  it('a tap that closes its copies: no data race', async () => {
+    const r = start([
+      process.execPath,
+      '-e',
+      "process.stdin.on('data', (d) => { process.stdout.write(d); process.stderr.write(d); });",
+    ]);
+    let out = '';
+    r.hostOut?.on('data', (d: Buffer) => {
+      out += d.toString();
+    });
+    r.hostErr?.resume();
+    for (const c of r.copies) c.destroy();
+    for (let i = 1; i <= 20; i++) r.hostIn?.write(`{"id":${i}}\n`);
+    await waitFor(() => out.includes('{"id":20}'), 10_000, 'every answer at the host');
+    r.hostIn?.end();
+    const [code] = await r.exited;
+    expect(reports(r)).not.toMatch(/ThreadSanitizer/);
+    expect(code).toBe(0);
+  }, 30_000);
+});
