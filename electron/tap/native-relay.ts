@@ -39,6 +39,8 @@ const HOST_READ_MIN_BYTES = 64 * 1024;
 /** relay.c's CMD_MAX: a command's payload (a line of Pipescope's and its 8-byte sequence number)
  *  past it is refused. No cancellation comes near it. */
 const INJECT_MAX = 1024 * 1024;
+/** What may still come on a copies socket once it is paused (a read or two in flight). */
+const COPIES_SLACK = 4 * 1024 * 1024;
 /** After the server's exit, how long its pipes may stay open (held by what it left behind). */
 const AFTER_EXIT_MS = 1000;
 
@@ -193,7 +195,18 @@ export class NativeRelay {
     ctrl.on('error', () => {});
     for (const dir of [0, 1] as const) {
       const copies = stdio[7 + dir] as Readable;
-      copies.on('data', (chunk: Buffer) => (this.out[dir] as Reassembler).bytes(chunk));
+      const out = this.out[dir] as Reassembler;
+      // Past the tee's bound (an observer still loading, or behind) the copies are not read: they
+      // wait in the native relay's ring (bounded, and past it uncopied there), not lost here.
+      const tee = dir === 0 ? this.stdoutTee : this.stderrTee;
+      const over = (slack: number): boolean => tee.wouldOverflow(out.waitingBytes + slack);
+      copies.on('data', (chunk: Buffer) => {
+        out.bytes(chunk);
+        if (over(COPIES_SLACK)) copies.pause();
+      });
+      tee.onAck = () => {
+        if (copies.isPaused() && !over(2 * COPIES_SLACK)) copies.resume();
+      };
       copies.once('close', closed);
       copies.on('error', () => {});
     }

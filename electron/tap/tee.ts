@@ -48,6 +48,8 @@ export class Tee {
   droppedBytes = 0;
   /** Messages without bytes lost because no observer came to take them. */
   lostMessages = 0;
+  /** Called after each acknowledgement (a relay that stopped reading may read on). */
+  onAck: (() => void) | null = null;
 
   constructor(
     private readonly maxBytes: number,
@@ -178,6 +180,13 @@ export class Tee {
 
   ack(bytes: number): void {
     this.unacked = Math.max(0, this.unacked - bytes);
+    this.onAck?.();
+  }
+
+  /** Whether `bytes` more would pass the bound: a relay that can wait (the native one: its
+   *  copies wait in its ring) stops reading instead of turning them into a gap. */
+  wouldOverflow(bytes: number): boolean {
+    return this.unacked + bytes > this.maxBytes;
   }
 
   private add(item: Item): void {

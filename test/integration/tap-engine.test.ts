@@ -114,6 +114,46 @@ describe.each(TAP_RELAYS)('tap ($name relay): what it sees', (relay) => {
     expect(flightReport.findings.map((f) => f.code)).toContain('host-not-reading');
   }, 60_000);
 
+  // The JavaScript relay hands copies to the observer as it relays (its tees hold 64 MiB, then
+  // a gap): only the native relay can hold a larger first answer until the observer is there.
+  it.runIf(relay.name === 'native')(
+    'a first answer of 80 MiB, while the observer has not loaded yet: observed whole',
+    async () => {
+      const dir = mkdtempSync(path.join(tmpdir(), 'tap-first-big-'));
+      const trace = path.join(dir, 'first-big.jsonl');
+      // Answers the first line it reads with 80 MiB of text, at once: the tap's first output.
+      const server = {
+        command: process.execPath,
+        args: [
+          '-e',
+          `const text = 'x'.repeat(80 * 1024 * 1024);
+           process.stdin.once('data', (d) => {
+             const id = JSON.parse(String(d).split('\\n')[0]).id;
+             process.stdout.write('{"jsonrpc":"2.0","id":' + id + ',"result":{"content":[{"type":"text","text":"' + text + '"}]}}\\n');
+           });
+           process.stdin.resume();`,
+        ],
+      };
+      const t = tap(server, ['--no-publish', '--trace', trace, '--name', 'first-big'], dir);
+      t.child.stdin.write(
+        line({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'dump' } }),
+      );
+      await waitFor(() => t.out().endsWith('}]}}\n'), 30_000, 'the 80 MiB answer');
+      t.child.stdin.end();
+      expect(await t.closed).toBe(0);
+      const report = JSON.parse((await runCli(['report', '--json', trace])).stdout) as ProbeReport;
+      const call = report.requests.find((q) => q.id === 1);
+      expect(call?.status).toBe('completed');
+      expect(call?.responseBytes).toBeGreaterThan(80 * 1024 * 1024);
+      const codes = report.findings.map((f) => f.code);
+      expect(codes).not.toContain('server-write-blocked');
+      expect(codes).not.toContain('truncated-at-exit');
+      // A gap in the copies is raised as the observer falling behind.
+      expect(codes).not.toContain('dispatch-overflow');
+    },
+    90_000,
+  );
+
   it('published: the app lists the tapped session; Cancel, dump and replay go through the tap', async () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'tap-app-'));
     const app = new SessionManager();
