@@ -10,9 +10,9 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { abandonCommand } from '../../dist/electron/tap/native-records.js';
-import { MiB, REPO, waitFor } from './helpers.js';
+import { MiB, waitFor } from './helpers.js';
 import { type RelayOptions, type RelayRun, startRelay, stopRelay } from './relay-wire.js';
-import { TAP_RELAYS } from './tap-relays.js';
+import { RELAY_SOURCES, TAP_RELAYS } from './tap-relays.js';
 
 const DIR = mkdtempSync(path.join(tmpdir(), 'relay-tsan-'));
 const BINARY = path.join(DIR, 'pipescope-relay-tsan');
@@ -21,10 +21,10 @@ const BINARY = path.join(DIR, 'pipescope-relay-tsan');
 function buildTsan(): boolean {
   if (!TAP_RELAYS.some((r) => r.name === 'native')) return false;
   const cc = process.env.CC || 'cc';
-  const src = path.join(REPO, 'electron/tap/native/relay.c');
+
   const built = spawnSync(
     cc,
-    ['-O1', '-g', '-std=gnu11', '-pthread', '-fsanitize=thread', '-o', BINARY, src],
+    ['-O1', '-g', '-std=gnu11', '-pthread', '-fsanitize=thread', '-o', BINARY, ...RELAY_SOURCES],
     { stdio: 'ignore' },
   );
   if (built.status !== 0) return false;

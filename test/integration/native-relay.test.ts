@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { CLI, MiB, REPO } from './helpers.js';
-import { NATIVE_RELAY } from './tap-relays.js';
+import { NATIVE_RELAY, RELAY_SOURCES } from './tap-relays.js';
 
 const running = new Set<ChildProcessWithoutNullStreams>();
 afterEach(() => {
@@ -106,16 +106,7 @@ describe('the native relay', () => {
     const out = path.join(mkdtempSync(path.join(tmpdir(), 'relay-cc-')), 'relay');
     const r = spawnSync(
       'cc',
-      [
-        '-O2',
-        '-std=gnu11',
-        '-Wall',
-        '-Wextra',
-        '-Werror',
-        '-o',
-        out,
-        'electron/tap/native/relay.c',
-      ],
+      ['-O2', '-std=gnu11', '-pthread', '-Wall', '-Wextra', '-Werror', '-o', out, ...RELAY_SOURCES],
       { cwd: REPO, encoding: 'utf8' },
     );
     expect(r.stderr).toBe('');

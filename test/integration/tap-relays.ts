@@ -5,11 +5,16 @@
  * built, its runs are left out: test/integration/native-relay.test.ts fails on Linux when a C
  * compiler is there and the relay is missing, so CI cannot skip them by accident.
  */
-import { existsSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { REPO } from './helpers.js';
 
 export const NATIVE_RELAY = path.join(REPO, 'dist/electron/tap/pipescope-relay');
+/** The native relay's sources (relay.c says what it is; relay.h, what its parts share). */
+export const RELAY_SOURCES = readdirSync(path.join(REPO, 'electron/tap/native'))
+  .filter((f) => f.endsWith('.c'))
+  .sort()
+  .map((f) => path.join(REPO, 'electron/tap/native', f));
 
 export interface TapRelayVariant {
   name: 'native' | 'node';
