@@ -6,9 +6,9 @@
  * and copies where the system refuses the ring. Budgets are generous: each failure these catch is a multiple of them.
  */
 import { readdirSync, readFileSync } from 'node:fs';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { MiB, waitFor } from './helpers.js';
-import { type RelayRun, startRelay, stopRelay } from './relay-wire.js';
+import { type RelayRun, relayStarter } from './relay-wire.js';
 import { NATIVE_RELAY, TAP_RELAYS } from './tap-relays.js';
 
 const native = TAP_RELAYS.some((r) => r.name === 'native');
@@ -42,16 +42,7 @@ const ECHO_BOTH = [
 const copied = (r: RelayRun, dir: 0 | 1): number =>
   r.pieces[dir].reduce((n, p) => n + (p.kind === 'bytes' ? p.mark.bytes : 0), 0);
 
-const runs: RelayRun[] = [];
-afterEach(() => {
-  for (const r of runs.splice(0)) stopRelay(r);
-});
-
-const start = (...a: Parameters<typeof startRelay>): RelayRun => {
-  const r = startRelay(...a);
-  runs.push(r);
-  return r;
-};
+const start = relayStarter();
 
 describe.runIf(native)("the native relay's copiers", () => {
   it.each([

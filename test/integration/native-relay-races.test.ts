@@ -8,10 +8,10 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { abandonCommand } from '../../dist/electron/tap/native-records.js';
 import { MiB, waitFor } from './helpers.js';
-import { type RelayOptions, type RelayRun, startRelay, stopRelay } from './relay-wire.js';
+import { type RelayRun, relayStarter } from './relay-wire.js';
 import { RELAY_SOURCES, TAP_RELAYS } from './tap-relays.js';
 
 const DIR = mkdtempSync(path.join(tmpdir(), 'relay-tsan-'));
@@ -40,24 +40,15 @@ function reports(r: RelayRun): string {
     .join('\n');
 }
 
-const runs: RelayRun[] = [];
-afterEach(() => {
-  for (const r of runs.splice(0)) stopRelay(r);
-});
 afterAll(() => {
   rmSync(DIR, { recursive: true, force: true });
 });
 
-const start = (argv: string[], o: RelayOptions = {}): RelayRun => {
-  const r = startRelay(argv, {
-    ...o,
-    binary: BINARY,
-    // Threads the relay does not join at its exit are by design (it exits with them running).
-    env: { TSAN_OPTIONS: `log_path=${path.join(DIR, 'report')} report_thread_leaks=0` },
-  });
-  runs.push(r);
-  return r;
-};
+const start = relayStarter({
+  binary: BINARY,
+  // Threads the relay does not join at its exit are by design (it exits with them running).
+  env: { TSAN_OPTIONS: `log_path=${path.join(DIR, 'report')} report_thread_leaks=0` },
+});
 
 describe.runIf(tsan)('the native relay under ThreadSanitizer', () => {
   it('an abandon while copies are held: no data race', async () => {

@@ -4,10 +4,10 @@
  * For what the tap itself cannot be made to do: be stuck, or send the relay odd commands.
  */
 import { readFileSync } from 'node:fs';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { injectCommand, type Piece } from '../../dist/electron/tap/native-records.js';
 import { MiB, waitFor } from './helpers.js';
-import { piecesText, type RelayRun, startRelay, stopRelay } from './relay-wire.js';
+import { piecesText, type RelayRun, relayStarter } from './relay-wire.js';
 import { TAP_RELAYS } from './tap-relays.js';
 
 const native = TAP_RELAYS.some((r) => r.name === 'native');
@@ -86,16 +86,7 @@ function vmHwmMiB(pid: number): number {
   return m ? Number(m[1]) / 1024 : Number.NaN;
 }
 
-const runs: RelayRun[] = [];
-afterEach(() => {
-  for (const r of runs.splice(0)) stopRelay(r);
-});
-
-const start = (...a: Parameters<typeof startRelay>): RelayRun => {
-  const r = startRelay(...a);
-  runs.push(r);
-  return r;
-};
+const start = relayStarter();
 
 /** The relay around `cat`, and what the host has read of it so far. */
 function catRelay(): [RelayRun, () => string] {

@@ -6,6 +6,7 @@
  */
 import { type ChildProcess, type StdioOptions, spawn } from 'node:child_process';
 import type { Readable, Writable } from 'node:stream';
+import { afterEach } from 'vitest';
 import {
   type NativeRecord,
   type Piece,
@@ -101,6 +102,22 @@ export function startRelay(argv: string[], o: RelayOptions = {}): RelayRun {
     ctrlBytes: () => bytes,
     pieces,
     exited,
+  };
+}
+
+/** startRelay for a test file (call it at the top level): every relay started through it is
+ *  stopped after each test. `defaults` go under each call's own options. */
+export function relayStarter(
+  defaults: RelayOptions = {},
+): (argv: string[], o?: RelayOptions) => RelayRun {
+  const runs: RelayRun[] = [];
+  afterEach(() => {
+    for (const r of runs.splice(0)) stopRelay(r);
+  });
+  return (argv, o = {}) => {
+    const r = startRelay(argv, { ...defaults, ...o });
+    runs.push(r);
+    return r;
   };
 }
 
