@@ -8,6 +8,7 @@ import {
   R,
   Reassembler,
   RecordReader,
+  stateMessage,
 } from './native-records.js';
 
 type Mark = Extract<NativeRecord, { type: 'mark' }>;
@@ -233,5 +234,48 @@ describe('Reassembler', () => {
     ]);
     expect(r.idle).toBe(true);
     expect(r.waitingBytes).toBe(0);
+  });
+});
+
+describe('stateMessage', () => {
+  const at = (ns: bigint): number => Number(ns) / 1e6 - 1000; // the tap's clock: ms, another zero
+  const state = {
+    t: 5_000_000_000n,
+    hostBlocked: true,
+    hostBlockedSince: 4_500_000_000n,
+    hostBlockedNs: 1_250_000_000n,
+    pendingBytes: 65536,
+    deliveredBytes: 99,
+    stdinWritten: 12,
+    stdinPendingBytes: 3,
+    stdinBlockedSince: null,
+    stdinWaitNs: 2_000_000n,
+    stdinClosed: false,
+  };
+
+  it("gives the relay's state in the tap's time, durations in ms", () => {
+    expect(stateMessage(state, at)).toEqual({
+      type: 'state',
+      t: 4000,
+      host: {
+        reading: false,
+        notReadingSince: 3500,
+        notReadingMs: 1250,
+        pendingBytes: 65536,
+        deliveredBytes: 99,
+      },
+      stdin: { bytes: 12, pendingBytes: 3, pendingSince: null, waitMs: 2, closed: false },
+    });
+  });
+
+  it('a host reading and a stdin blocked: no since for the host, one for stdin', () => {
+    const m = stateMessage(
+      { ...state, hostBlocked: false, hostBlockedSince: null, stdinBlockedSince: 4_900_000_000n },
+      at,
+    );
+    expect(m).toMatchObject({
+      host: { reading: true, notReadingSince: null },
+      stdin: { pendingSince: 3900 },
+    });
   });
 });

@@ -1,12 +1,13 @@
 /**
  * The native relay's wire (electron/tap/native/relay.c), read and written here. Pure: no I/O,
- * no clock. Keep in step with relay.c's `R_*` and `C_*` numbers.
+ * no clock. Keep in step with relay.h's `R_*` and `C_*` numbers.
  *
  * Records (relay → tap, on its fd 6): an 8-byte header (type, dir, flags, payload length u32
  * LE) then the payload: little-endian u64s, then bytes. Times are CLOCK_MONOTONIC ns, the clock
  * of `process.hrtime.bigint()`. Copies of stdout and stderr come on fds 7 and 8, raw: each
  * `mark` says how many of them (if `observed`) belong to which piece of the stream.
  */
+import type { FromRelay } from '../wire/tap-protocol.js';
 
 export const R = {
   ready: 1,
@@ -36,6 +37,29 @@ export interface NativeState {
   stdinBlockedSince: bigint | null;
   stdinWaitNs: bigint;
   stdinClosed: boolean;
+}
+
+/** A state record as the relay's `state` message (wire/tap-protocol.ts), its times through `at`
+ *  (the native relay's clock to the tap's). */
+export function stateMessage(s: NativeState, at: (ns: bigint) => number): FromRelay {
+  return {
+    type: 'state',
+    t: at(s.t),
+    host: {
+      reading: !s.hostBlocked,
+      notReadingSince: s.hostBlockedSince === null ? null : at(s.hostBlockedSince),
+      notReadingMs: Number(s.hostBlockedNs) / 1e6,
+      pendingBytes: s.pendingBytes,
+      deliveredBytes: s.deliveredBytes,
+    },
+    stdin: {
+      bytes: s.stdinWritten,
+      pendingBytes: s.stdinPendingBytes,
+      pendingSince: s.stdinBlockedSince === null ? null : at(s.stdinBlockedSince),
+      waitMs: Number(s.stdinWaitNs) / 1e6,
+      closed: s.stdinClosed,
+    },
+  };
 }
 
 export type NativeRecord =

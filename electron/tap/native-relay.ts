@@ -25,10 +25,10 @@ import {
   abandonCommand,
   injectCommand,
   type NativeRecord,
-  type NativeState,
   type Piece,
   Reassembler,
   RecordReader,
+  stateMessage,
 } from './native-records.js';
 import type { RelayEnd } from './relay.js';
 import { underDeathSignal } from './spawn-server.js';
@@ -36,7 +36,7 @@ import { relayTees, type Tee } from './tee.js';
 
 const BINARY = RELAY_BINARY;
 const HOST_READ_MIN_BYTES = 64 * 1024;
-/** relay.c's CMD_MAX: a command's payload (a line of Pipescope's and its 8-byte sequence number)
+/** relay.h's CMD_MAX: a command's payload (a line of Pipescope's and its 8-byte sequence number)
  *  past it is refused. No cancellation comes near it. */
 const INJECT_MAX = 1024 * 1024;
 /** What may still come on a copies socket once it is paused (a read or two in flight). */
@@ -265,7 +265,10 @@ export class NativeRelay {
         this.abandonIfOutputEnded();
         return;
       case 'state':
-        this.postState(r);
+        this.stdoutTee.post(
+          stateMessage(r, (ns) => this.at(ns)),
+          true,
+        );
         return;
       case 'stdin':
         this.stdinTee.chunk(r.data, (data) => ({ type: 'stdin', data, t: this.at(r.t) }));
@@ -339,31 +342,6 @@ export class NativeRelay {
     if (this.exitPosted || !this.exit || !this.ended[0]) return;
     this.exitPosted = true;
     this.stdoutTee.post({ type: 'exit', exit: this.exit } satisfies FromRelay);
-  }
-
-  private postState(s: NativeState): void {
-    const t = this.at(s.t);
-    this.stdoutTee.post(
-      {
-        type: 'state',
-        t,
-        host: {
-          reading: !s.hostBlocked,
-          notReadingSince: s.hostBlockedSince === null ? null : this.at(s.hostBlockedSince),
-          notReadingMs: Number(s.hostBlockedNs) / 1e6,
-          pendingBytes: s.pendingBytes,
-          deliveredBytes: s.deliveredBytes,
-        },
-        stdin: {
-          bytes: s.stdinWritten,
-          pendingBytes: s.stdinPendingBytes,
-          pendingSince: s.stdinBlockedSince === null ? null : this.at(s.stdinBlockedSince),
-          waitMs: Number(s.stdinWaitNs) / 1e6,
-          closed: s.stdinClosed,
-        },
-      } satisfies FromRelay,
-      true,
-    );
   }
 
   onWorkerMessage(msg: ToRelay): void {

@@ -1,5 +1,5 @@
 /**
- * The native relay's copier threads (electron/tap/native/relay.c: O -> ring -> the tap's copies
+ * The native relay's copier threads (electron/tap/native/copier.c: O -> ring -> the tap's copies
  * socket) on their own wire, this test being host and tap (test/integration/relay-wire.ts):
  * what the ring costs in memory once it is idle (on kernels with and without
  * MADV_POPULATE_WRITE) and for a small message, whether a copier sleeps once the tap is gone,
@@ -12,7 +12,7 @@ import { type RelayRun, relayStarter } from './relay-wire.js';
 import { NATIVE_RELAY, TAP_RELAYS } from './tap-relays.js';
 
 const native = TAP_RELAYS.some((r) => r.name === 'native');
-/** relay.c's RING_WARM: what of stdout's ring stays resident while it is empty. */
+/** relay.h's RING_WARM: what of stdout's ring stays resident while it is empty. */
 const RING_WARM = 4 * MiB;
 
 function rssMiB(pid: number): number {

@@ -1,6 +1,6 @@
 /**
  * The native relay built with ThreadSanitizer (gcc/clang -fsanitize=thread) and driven through
- * the paths where its main thread and the copier threads share state (relay.c: the ring and its
+ * the paths where its main thread and the copier threads share state (copier.c: the ring and its
  * counters under ring_mu, atomics for the rest): a race there is what no reading of the output
  * shows. Skipped where the compiler has no ThreadSanitizer runtime, or it cannot run here.
  */

@@ -11,9 +11,9 @@ import { piecesText, type RelayRun, relayStarter } from './relay-wire.js';
 import { TAP_RELAYS } from './tap-relays.js';
 
 const native = TAP_RELAYS.some((r) => r.name === 'native');
-/** relay.c's CTRL_MAX: what the control queue may hold for a tap that does not read it. */
+/** relay.h's CTRL_MAX: what the control queue may hold for a tap that does not read it. */
 const CTRL_MAX = 16 * MiB;
-/** relay.c's RING_MAX: the copies a stream may hold for a tap that does not take them. */
+/** relay.h's RING_MAX: the copies a stream may hold for a tap that does not take them. */
 const RING_MAX = 128 * MiB;
 
 /** A server that writes `bytes` of 16-byte records, each its own offset in hex and a newline
