@@ -2,11 +2,8 @@
  * See relay.c and struct out. */
 #include "relay.h"
 
-/* ---- the copies: O -> ring -> the tap, on the copier's thread ---- */
-
 /* When the relay last moved a byte towards the host (the copier holds copies while it does). */
 uint64_t host_moved_at;
-
 
 /* Room in the ring (none without one: O full, a load goes uncopied); under ring_mu. */
 static size_t ring_room(struct out *s) {
