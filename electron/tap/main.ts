@@ -32,6 +32,8 @@ interface TapRelay {
   onFirstOutput(fn: () => void): void;
   /** The server has written, and the copies are held back until the host has it (native). */
   outputHeld(): boolean;
+  /** The observer's thread is running (the native relay has it give way to the host's path). */
+  observerStarted?(): void;
 }
 
 type RelayKind = ObserverConfig['relay'];
@@ -41,7 +43,14 @@ type RelayKind = ObserverConfig['relay'];
 function chooseRelay(command: string, args: string[], now: () => number): [TapRelay, RelayKind] {
   const why =
     nativeRelayUnavailable() ?? (isatty(1) || isatty(2) ? 'stdout or stderr is a terminal' : null);
-  if (why === null) return [new NativeRelay(command, args, now), { kind: 'native', reason: null }];
+  if (why === null) {
+    // PIPESCOPE_TAP_YIELD=0: the tap's threads compete with the host's path (the bench's A/B).
+    const yieldToHost = process.env.PIPESCOPE_TAP_YIELD !== '0';
+    return [
+      new NativeRelay(command, args, now, true, yieldToHost),
+      { kind: 'native', reason: null },
+    ];
+  }
   return [new Relay(command, args, process, now), { kind: 'node', reason: why }];
 }
 
@@ -214,6 +223,7 @@ function startObserver(
     say(`observing is off: ${(e as Error).message}`);
     return null;
   }
+  relay.observerStarted?.();
   let finished: () => void = () => {};
   const done = new Promise<void>((resolve) => {
     finished = resolve;

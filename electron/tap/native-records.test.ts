@@ -9,6 +9,7 @@ import {
   Reassembler,
   RecordReader,
   stateMessage,
+  yieldCommand,
 } from './native-records.js';
 
 type Mark = Extract<NativeRecord, { type: 'mark' }>;
@@ -154,6 +155,8 @@ describe('commands', () => {
     expect(view.getBigUint64(8, true)).toBe(42n);
     expect([...cmd.subarray(16)]).toEqual([...line]);
     expect([...abandonCommand()]).toEqual([2, 0, 0, 0, 0, 0, 0, 0]);
+    // relay.h's C_YIELD, no payload.
+    expect([...yieldCommand()]).toEqual([3, 0, 0, 0, 0, 0, 0, 0]);
   });
 });
 

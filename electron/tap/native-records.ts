@@ -209,6 +209,14 @@ export function abandonCommand(): Uint8Array {
   return out;
 }
 
+/** The tap has started threads (its observer's): they give way to the host's path too (the
+ *  relay's `--yield-to-host`, yield.c). */
+export function yieldCommand(): Uint8Array {
+  const out = new Uint8Array(HEADER);
+  out[0] = 3;
+  return out;
+}
+
 export type Piece =
   | { kind: 'bytes'; data: Uint8Array; mark: Extract<NativeRecord, { type: 'mark' }> }
   | { kind: 'gap'; mark: Extract<NativeRecord, { type: 'mark' }> };

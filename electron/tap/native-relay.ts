@@ -29,6 +29,7 @@ import {
   Reassembler,
   RecordReader,
   stateMessage,
+  yieldCommand,
 } from './native-records.js';
 import type { RelayEnd } from './relay.js';
 import { underDeathSignal } from './spawn-server.js';
@@ -97,6 +98,8 @@ export class NativeRelay {
     private readonly now: () => number,
     /** This process's fds 0 and 1 are the host's (the real tap): let go of them once handed. */
     private readonly ownStdio = true,
+    /** This process's threads give way to the host's path: one CPU, nice 10 (yield.c). */
+    private readonly yieldToHost = ownStdio,
   ) {
     this.base = now();
     ({ stdout: this.stdoutTee, stderr: this.stderrTee, stdin: this.stdinTee } = relayTees(now));
@@ -163,7 +166,7 @@ export class NativeRelay {
   private startNative(): void {
     const { child } = this;
     const server = [child.stdin, child.stdout, child.stderr] as (Writable | Readable)[];
-    const native = spawn(BINARY, [], {
+    const native = spawn(BINARY, this.yieldToHost ? ['--yield-to-host', String(process.pid)] : [], {
       stdio: [0, 1, 2, ...server, 'pipe', 'pipe', 'pipe'],
     });
     this.native = native;
@@ -226,6 +229,12 @@ export class NativeRelay {
     }
     this.nativeDone = true;
     this.maybeFinish();
+  }
+
+  /** The tap started its observer's thread: it gives way to the host's path like the others
+   *  (yield.c; nothing when this relay was not asked to). */
+  observerStarted(): void {
+    if (this.yieldToHost && this.ctrl && !this.nativeDone) this.ctrl.write(yieldCommand());
   }
 
   /** Tells the native relay the server is gone (once): it reads what the server's pipes hold

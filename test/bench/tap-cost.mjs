@@ -10,6 +10,8 @@
  * both ways, the floor for any relay written in Node. `floor` and `floor-copy` are the floor for
  * any relay at all on this machine (floor-relay.c, compiled here when a C compiler is found): a
  * splice relay with no observer, and the same with one thread that reads a copy of every byte.
+ * The latency rows add `tap-noyield`: the tap with its observer's threads not giving way to the
+ * host's path (PIPESCOPE_TAP_YIELD=0; electron/tap/native/yield.c says what they do).
  *
  * 1. Throughput: a server writes one 64 MiB JSON-RPC response line and waits for stdin EOF. The
  *    host reads it all: ms from its first byte to its last, and from spawn to the last byte.
@@ -122,8 +124,14 @@ const nodeServer = (kind) => [process.execPath, SELF, '--serve', kind];
 
 function start(mode, server, baseEnv = ENV) {
   const [cmd, ...args] = command(mode, server);
-  // `tap-node`: the tap with its JavaScript relay (where the native one cannot run).
-  const env = mode === 'tap-node' ? { ...baseEnv, PIPESCOPE_TAP_RELAY: 'node' } : baseEnv;
+  // `tap-node`: the tap with its JavaScript relay (where the native one cannot run);
+  // `tap-noyield`: its observer's threads not giving way to the host's path (yield.c).
+  const env =
+    mode === 'tap-node'
+      ? { ...baseEnv, PIPESCOPE_TAP_RELAY: 'node' }
+      : mode === 'tap-noyield'
+        ? { ...baseEnv, PIPESCOPE_TAP_YIELD: '0' }
+        : baseEnv;
   const child = spawn(cmd, args, { stdio: ['pipe', 'pipe', 'pipe'], env });
   started.add(child);
   child.stderr.on('data', () => {}); // the tap's own lines (flight recorder written ...)
@@ -285,7 +293,7 @@ async function throughputOnce(mode, { settled = false, stallMs = 0 } = {}) {
 // 2: request, answer, next request.
 async function latencyOnce(mode, messages, warmup = 200) {
   const child = start(mode, nodeServer('echo'));
-  const mem = mode === 'tap' || mode === 'tap-node' ? watchMemory(child) : null;
+  const mem = mode.startsWith('tap') ? watchMemory(child) : null;
   let pending = '';
   let waiter = null;
   child.stdout.setEncoding('utf8');
@@ -521,7 +529,9 @@ async function bench() {
   const stall = await throughputOnce('tap', { settled: true, stallMs: 2000 });
   lap('throughput');
   const lat = {};
-  for (const mode of MODES) lat[mode] = await latencyOnce(mode, opts.messages);
+  // The latency rows add the tap without its threads giving way, for the difference it makes.
+  const LAT_MODES = [...MODES.slice(0, -1), 'tap-noyield', 'tap'];
+  for (const mode of LAT_MODES) lat[mode] = await latencyOnce(mode, opts.messages);
   lap('latency');
   const st = { direct: [], tap: [] };
   const stSh = { direct: [], tap: [] };
@@ -583,13 +593,13 @@ async function bench() {
   table(
     ['host end, path', 'p50', 'added', 'p99', 'added', 'max'],
     [
-      ...MODES.map((m) => lRow('socketpair', lat, m)),
+      ...LAT_MODES.map((m) => lRow('socketpair', lat, m)),
       ...(py ? TWO.map((m) => lRow('pipe', py.latency, m)) : []),
     ],
   );
   console.log(
     'first answer (server start-up included): ' +
-      `${MODES.map((m) => `${m} ${f(lat[m].firstMs)}`).join(', ')} ms`,
+      `${LAT_MODES.map((m) => `${m} ${f(lat[m].firstMs)}`).join(', ')} ms`,
   );
 
   console.log(

@@ -162,6 +162,8 @@ void read_commands(void) {
         if (inj_tail) inj_tail->next = j;
         else inj_head = j;
         inj_tail = j;
+      } else if (h[0] == C_YIELD) {
+        yield_to_host(); /* the tap's new threads (its observer's): yield.c */
       } else if (h[0] == C_ABANDON && !abandoning) {
         __atomic_store_n(&abandoning, 1, __ATOMIC_RELEASE);
         for (int i = 0; i < 2; i++) {

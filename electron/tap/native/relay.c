@@ -109,10 +109,14 @@ int main(int argc, char **argv) {
   for (int i = 1; i < argc; i++) {
     if (strcmp(argv[i], "--slow-copier") == 0) slow_copier = 1;
     else if (strcmp(argv[i], "--no-populate") == 0) no_populate = 1;
+    else if (strcmp(argv[i], "--yield-to-host") == 0 && i + 1 < argc)
+      yield_pid = (pid_t)atol(argv[++i]);
   }
   pid_t parent = getppid();
   prctl(PR_SET_PDEATHSIG, SIGKILL);
   if (getppid() != parent) _exit(71); /* the tap died before we could follow it */
+  /* The tap's threads that are there now; its observer's come with C_YIELD (yield.c). */
+  yield_to_host();
   signal(SIGPIPE, SIG_IGN);
   signal(SIGINT, SIG_IGN);
   signal(SIGTERM, SIG_IGN);

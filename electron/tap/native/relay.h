@@ -33,7 +33,7 @@ enum { R_READY = 1, R_MARK = 2, R_EOF = 3, R_STATE = 4, R_STDIN = 5, R_STDIN_GAP
        R_STDIN_EOF = 7, R_INJECT_DONE = 8, R_HOST_GONE = 9, R_DONE = 10, R_ERROR = 11 };
 enum { F_OBSERVED = 1, F_UNDELIVERED = 2 };
 /* Commands from the tap: an 8-byte header (type, 0, 0, payload length), then the payload. */
-enum { C_INJECT = 1, C_ABANDON = 2 };
+enum { C_INJECT = 1, C_ABANDON = 2, C_YIELD = 3 };
 
 #define LOAD (64 * 1024)
 #define OBS_PIPE (1024 * 1024)
@@ -132,6 +132,10 @@ extern int slow_copier, no_populate;
 uint64_t now_ns(void);
 void fail(const char *what);
 void host_restore(int fd);
+
+/* yield.c */
+extern pid_t yield_pid;
+void yield_to_host(void);
 
 /* control.c */
 extern int ctrl_gone, state_dirty;
