@@ -138,6 +138,21 @@ describe.runIf(process.platform === 'linux' && existsSync(NATIVE_RELAY))(
       for (const kid of kids) for (const s of threads(kid).values()) expect(s.nice).toBe(niced);
     }, 40_000);
 
+    it('the relay acts on its parent only: another pid on its command line is left alone', async () => {
+      // Not the relay's parent: a process of ours, with V8's and libuv's threads.
+      const other = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 30_000)'], {
+        stdio: 'ignore',
+      });
+      running.add(other as ChildProcessWithoutNullStreams);
+      const pid = other.pid as number;
+      await waitFor(() => threads(pid).size >= 4, 15_000, "the other process's threads");
+      // Without the tap's descriptors the relay ends at once (exit 70), after what it does first.
+      const relay = spawn(NATIVE_RELAY, ['--yield-to-host', String(pid)], { stdio: 'ignore' });
+      const code = await new Promise((resolve) => relay.once('exit', resolve));
+      expect(code).toBe(70);
+      for (const [tid, s] of threads(pid)) expect({ tid, ...s }).toEqual({ tid, ...base });
+    }, 40_000);
+
     it('PIPESCOPE_TAP_YIELD=0: no thread is touched', async () => {
       const { pid, kids } = await settledTap({ PIPESCOPE_TAP_YIELD: '0' });
       for (const p of [pid, ...kids]) for (const s of threads(p).values()) expect(s).toEqual(base);

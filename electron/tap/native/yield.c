@@ -1,5 +1,6 @@
 /*
- * `--yield-to-host PID` (PID is the tap): the tap's observing threads give way to the host's path.
+ * `--yield-to-host PID` (PID is the tap, the relay's parent; any other pid is ignored, relay.c):
+ * the tap's observing threads give way to the host's path.
  *
  * Why: on a small machine the tap's observer (Node, ~0.1 ms of CPU per message) shares the CPUs
  * with the host, the server and this relay. A task of the host's path that wakes on the CPU the
