@@ -14,7 +14,7 @@
  * When: at the relay's start (V8's and libuv's threads), and again on C_YIELD, which the tap sends
  * once it has started its observer thread; the threads that thread starts inherit from it.
  *
- * Measured (docs/performance.md): p99 of a small message's round trip +0.1 ms over direct
+ * Measured (docs/performance.md, sixth round): p99 of a small message's round trip +0.1 ms over direct
  * (+1.6 without); nice 10 measured the same, nice 0 (the CPU only) +0.6. What it costs: on a busy
  * machine the observer gets less CPU (nice 5: about a quarter of a CPU a nice-0 task also wants),
  * so it lags: its copies wait in the ring (RING_MAX), past which they are gaps, said as such; the
