@@ -98,7 +98,8 @@ export class NativeRelay {
     private readonly now: () => number,
     /** This process's fds 0 and 1 are the host's (the real tap): let go of them once handed. */
     private readonly ownStdio = true,
-    /** This process's threads give way to the host's path: one CPU, nice 10 (yield.c). */
+    /** This process's threads but its main one give way to the host's path: one CPU, nice 5
+     *  (yield.c). */
     private readonly yieldToHost = ownStdio,
   ) {
     this.base = now();

@@ -6,7 +6,7 @@
  * only (the JavaScript relay's tap relays on its main thread, and is left as it is).
  */
 import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { getPriority, tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -14,9 +14,11 @@ import { CLI, waitFor } from './helpers.js';
 import { NATIVE_RELAY } from './tap-relays.js';
 
 const running = new Set<ChildProcessWithoutNullStreams>();
+const dirs: string[] = [];
 afterEach(() => {
   for (const c of running) c.kill('SIGKILL');
   running.clear();
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
 });
 
 /** A server that says one line and waits for stdin's end. */
@@ -26,14 +28,23 @@ const SERVER = [
   'process.stdout.write(\'{"jsonrpc":"2.0","method":"ready"}\\n\'); process.stdin.resume();',
 ];
 
+/** What each tap said on stderr (its own lines: the flight recorder written, ...). */
+const stderr = new WeakMap<ChildProcessWithoutNullStreams, string>();
+
 function tap(env: Record<string, string>, prefix: string[] = []): ChildProcessWithoutNullStreams {
   const dir = mkdtempSync(path.join(tmpdir(), 'tap-yield-'));
-  const argv = [...prefix, process.execPath, CLI, 'tap', '--no-publish', '--', ...SERVER];
+  dirs.push(dir);
+  const trace = path.join(dir, 'trace.jsonl');
+  const argv = [...prefix, process.execPath, CLI, 'tap', '--no-publish', '--trace', trace, '--'];
+  argv.push(...SERVER);
   const child = spawn(argv[0] as string, argv.slice(1), {
     env: { ...process.env, PIPESCOPE_TAP_DIR: dir, PIPESCOPE_TRACE_DIR: dir, ...env },
   });
   running.add(child);
-  child.stderr.resume();
+  child.stderr.setEncoding('utf8');
+  child.stderr.on('data', (d: string) => {
+    stderr.set(child, (stderr.get(child) ?? '') + d);
+  });
   return child;
 }
 
@@ -117,7 +128,15 @@ describe.runIf(process.platform === 'linux' && existsSync(NATIVE_RELAY))(
   "the tap's threads give way to the host's path (native relay)",
   () => {
     it('all but its main thread: one CPU, nice 5; the main thread, the relay and the server as they were', async () => {
-      const { pid, kids } = await settledTap({});
+      const { c, pid, kids } = await settledTap({});
+      // What the tap does later starts no thread of the host's scheduling: a flight-recorder
+      // dump (SIGUSR2, handled on the main thread) while a --trace file is being written.
+      c.kill('SIGUSR2');
+      await waitFor(
+        () => (stderr.get(c) ?? '').includes('flight recorder written'),
+        15_000,
+        'the dump',
+      );
       const all = threads(pid);
       expect(all.get(pid)).toEqual(base);
       const pinned = base.cpus.length > 1 ? [base.cpus[base.cpus.length - 1]] : base.cpus;
@@ -130,11 +149,27 @@ describe.runIf(process.platform === 'linux' && existsSync(NATIVE_RELAY))(
 
     it('never makes a thread less nice than the host ran it (nice -n 12)', async () => {
       const { pid, kids } = await settledTap({}, ['nice', '-n', '12']);
-      const niced = Math.max(12, base.nice);
+      // nice(1) adds to the nice value it runs at: a suite run under `nice -n 5` starts it at 17.
+      const niced = Math.min(19, base.nice + 12);
       const all = threads(pid);
       expect(all.get(pid)?.nice).toBe(niced);
       for (const s of all.values()) expect(s.nice).toBe(niced);
       for (const kid of kids) for (const s of threads(kid).values()) expect(s.nice).toBe(niced);
+    }, 40_000);
+
+    it('the relay acts on its parent only: another pid on its command line is left alone', async () => {
+      // Not the relay's parent: a process of ours, with V8's and libuv's threads.
+      const other = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 30_000)'], {
+        stdio: 'ignore',
+      });
+      running.add(other as ChildProcessWithoutNullStreams);
+      const pid = other.pid as number;
+      await waitFor(() => threads(pid).size >= 4, 15_000, "the other process's threads");
+      // Without the tap's descriptors the relay ends at once (exit 70), after what it does first.
+      const relay = spawn(NATIVE_RELAY, ['--yield-to-host', String(pid)], { stdio: 'ignore' });
+      const code = await new Promise((resolve) => relay.once('exit', resolve));
+      expect(code).toBe(70);
+      for (const [tid, s] of threads(pid)) expect({ tid, ...s }).toEqual({ tid, ...base });
     }, 40_000);
 
     it('PIPESCOPE_TAP_YIELD=0: no thread is touched', async () => {

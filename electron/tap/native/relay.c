@@ -115,6 +115,9 @@ int main(int argc, char **argv) {
   pid_t parent = getppid();
   prctl(PR_SET_PDEATHSIG, SIGKILL);
   if (getppid() != parent) _exit(71); /* the tap died before we could follow it */
+  /* Only the tap that started us gives way: a pid on the command line that is not our parent
+   * (a mistake, or another process's) is left alone. */
+  if (yield_pid != parent) yield_pid = 0;
   /* The tap's threads that are there now; its observer's come with C_YIELD (yield.c). */
   yield_to_host();
   signal(SIGPIPE, SIG_IGN);

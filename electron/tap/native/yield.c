@@ -1,5 +1,6 @@
 /*
- * `--yield-to-host PID` (PID is the tap): the tap's observing threads give way to the host's path.
+ * `--yield-to-host PID` (PID is the tap, the relay's parent; any other pid is ignored, relay.c):
+ * the tap's observing threads give way to the host's path.
  *
  * Why: on a small machine the tap's observer (Node, ~0.1 ms of CPU per message) shares the CPUs
  * with the host, the server and this relay. A task of the host's path that wakes on the CPU the
@@ -13,13 +14,14 @@
  * When: at the relay's start (V8's and libuv's threads), and again on C_YIELD, which the tap sends
  * once it has started its observer thread; the threads that thread starts inherit from it.
  *
- * Measured (docs/performance.md): p99 of a small message's round trip +0.1 ms over direct
- * (+1.6 without); nice 10 measured the same, nice 0 (the CPU only) +0.6. What it costs: on a busy
- * machine the observer gets less CPU (nice 5: about a quarter of a CPU a nice-0 task also wants),
- * so it lags: its copies wait in the ring (RING_MAX), past which they are gaps, said as such; the
- * tap's exit, which waits for the observer's files, came 55-70 ms after the server's with two
- * CPU hogs running (33-41 ms without yielding). Linux's per-thread nice and affinity; a
- * thread that refuses (gone, or another user's) is skipped.
+ * Measured (docs/performance.md, sixth round): p99 of a small message's round trip within
+ * 0.2 ms of direct (1.4-1.7 ms over it without); nice 10 measured the same, nice 0 (the CPU
+ * only) +0.4 to +0.6 ms. What it costs: on a busy machine the observer gets less CPU (nice 5:
+ * about a quarter of a CPU a nice-0 task also wants), so it lags: its copies wait in the ring
+ * (RING_MAX), past which they are gaps, said as such; the tap's exit, which waits for the
+ * observer's files, came 54-67 ms after the server's with two CPU hogs running (33-41 ms
+ * without yielding). Linux's per-thread nice and affinity; a thread that refuses (gone, or
+ * another user's) is skipped.
  */
 #include "relay.h"
 
