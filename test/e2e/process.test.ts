@@ -38,15 +38,27 @@ async function expectSampled(page: Page): Promise<void> {
 }
 
 /** The time (ms, whole) of the trace's last process sample that has the server's child in it. */
-function lastSampleWithChild(file: string): number {
-  let t = -1;
+/** When the trace shows the child in the tree and its finding: the last sample with the child,
+ *  or, should the finding have come after it (the sample gate keeps no repeat of an unchanged
+ *  tree), the finding's time, as long as no sample without the child came in between. */
+function childWithFinding(file: string, code: string): number {
+  let withChild = -1;
+  let without = -1;
+  let finding = -1;
   for (const line of readFileSync(file, 'utf8').split('\n')) {
+    if (line.includes('"type":"finding"') && line.includes(`"code":"${code}"`) && finding < 0)
+      finding = (JSON.parse(line) as { t: number }).t;
     if (!line.includes('"type":"process"')) continue;
     const e = JSON.parse(line) as { t: number; snapshot: { processes: unknown[] } | null };
-    if ((e.snapshot?.processes.length ?? 0) >= 2) t = e.t;
+    if ((e.snapshot?.processes.length ?? 0) >= 2) withChild = e.t;
+    else without = e.t;
   }
-  if (t < 0) throw new Error(`no sample with the child in ${file}`);
-  return Math.ceil(t);
+  if (withChild < 0) throw new Error(`no sample with the child in ${file}`);
+  if (finding < 0) throw new Error(`no ${code} finding in ${file}`);
+  if (finding <= withChild) return Math.ceil(withChild);
+  if (without > withChild && without <= finding)
+    throw new Error(`the child was gone from the tree before ${code} was found in ${file}`);
+  return Math.ceil(finding);
 }
 
 describe.runIf(chromiumAvailable())('process panel', () => {
@@ -148,9 +160,9 @@ describe.runIf(chromiumAvailable())('process panel', () => {
     await page.getByTestId('trace-file-input').setInputFiles(file);
     const view = page.locator('[data-testid="session-view"][data-read-only="true"]');
     await view.waitFor({ timeout: SOON });
-    // The last recorded tree with the child in it: the stop may have sampled once more, the
-    // server a zombie and its child gone, so the trace's end is not that moment.
-    const seekTo = lastSampleWithChild(file);
+    // A recorded tree with the child in it, its finding raised: the stop may have sampled once
+    // more, the server a zombie and its child gone, so the trace's end is not that moment.
+    const seekTo = childWithFinding(file, 'subprocess-blocked');
     // (A slider snaps to its step, 1 ms for a trace under 10 s: the wait below is the check.)
     await page.getByTestId('trace-scrubber').fill(String(seekTo));
     const sampled = view.locator('[data-testid="process-state"][data-state="sampled"]');
