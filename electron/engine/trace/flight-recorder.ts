@@ -3,7 +3,8 @@
  * trace file when something goes wrong (an error-level finding, SIGUSR2 to a tap, a request from
  * the app). A tap runs one for every session of a host's (DESIGN.md "Tap, attach and check").
  *
- * A TraceRecorder writes into the ring (`TraceSink`): whole lines, the header first. Past the
+ * A TraceRecorder writes into the ring (`TraceSink`): whole lines, the header first; a frame's
+ * line is made only at a dump (`lazyFrameText`: its bytes are held, copied, until then). Past the
  * bound the oldest chunks go (counted, and said in the file's header). A dump is the header, the
  * ring as it is, and an `end` line with the report as of now: a trace like any other, opened by
  * the same reader (one that starts late).
@@ -18,6 +19,7 @@ import { buildProbeReport } from '../session/build-report.js';
 import type { Session } from '../session/session.js';
 import { TraceRecorder, type TraceSink } from './recorder.js';
 import { Redactor } from './redact.js';
+import type { LazyLine } from './trace-sink.js';
 
 export const FLIGHT_RECORDER_BYTES = 64 * 1024 * 1024;
 const FRAME_TEXT_MAX_BYTES = 1024 * 1024;
@@ -26,9 +28,13 @@ const AFTER_FINDING_MS = 1000;
 /** At most one dump for findings this often (a flapping finding must not fill the disk). */
 const MIN_DUMP_GAP_MS = 30_000;
 
+/** Chunks of lines, oldest first: made text, or a frame's line made only when it is read. */
+type Held = string | LazyLine;
+const heldBytes = (h: Held): number => (typeof h === 'string' ? h.length : h.bytes);
+
 class Ring implements TraceSink {
   header: string | null = null;
-  private chunks: string[] = [];
+  private chunks: Held[] = [];
   private head = 0;
   bytes = 0;
   droppedBytes = 0;
@@ -41,14 +47,22 @@ class Ring implements TraceSink {
       this.header = chunk;
       return;
     }
-    this.chunks.push(chunk);
-    this.bytes += chunk.length;
+    this.hold(chunk);
+  }
+
+  writeLazy(line: LazyLine): void {
+    this.hold(line);
+  }
+
+  private hold(h: Held): void {
+    this.chunks.push(h);
+    this.bytes += heldBytes(h);
     while (this.bytes > this.maxBytes && this.head < this.chunks.length) {
-      const old = this.chunks[this.head] as string;
+      const old = this.chunks[this.head] as Held;
       this.chunks[this.head] = '';
       this.head += 1;
-      this.bytes -= old.length;
-      this.droppedBytes += old.length;
+      this.bytes -= heldBytes(old);
+      this.droppedBytes += heldBytes(old);
     }
     if (this.head > 1024 && this.head * 2 > this.chunks.length) {
       this.chunks = this.chunks.slice(this.head);
@@ -56,8 +70,16 @@ class Ring implements TraceSink {
     }
   }
 
+  /** The lines held, every one made now (and kept made: a second dump redacts nothing twice). */
   lines(): string[] {
-    return this.chunks.slice(this.head);
+    for (let i = this.head; i < this.chunks.length; i++) {
+      const h = this.chunks[i] as Held;
+      if (typeof h === 'string') continue;
+      const line = h.render();
+      this.chunks[i] = line;
+      this.bytes += line.length - h.bytes;
+    }
+    return this.chunks.slice(this.head) as string[];
   }
 
   end(done: () => void): void {
@@ -137,6 +159,9 @@ export class FlightRecorder {
       // 1 MiB (their JSON costs the tap CPU, and a few of them would be the whole ring).
       budgetBytes: Number.MAX_SAFE_INTEGER,
       maxFrameTextBytes: FRAME_TEXT_MAX_BYTES,
+      // Most of it is never written out: a frame's line (its text decoded and redacted, its
+      // JSON) is made at a dump, not as it comes.
+      lazyFrameText: true,
     });
     session.on('finding', this.onFinding);
   }
@@ -187,6 +212,8 @@ export class FlightRecorder {
 
   private text(reason: string): string {
     const s = this.session;
+    // The frames' lines first: making them is when their text is redacted, counted below.
+    const chunks = this.ring.lines();
     const header = JSON.parse(this.ring.header ?? 'null') ?? { format: TRACE_FORMAT };
     const redaction = this.recorder.redaction(false);
     if (redaction) header.redaction = redaction;
@@ -198,7 +225,6 @@ export class FlightRecorder {
     const report = this.redactor.report(buildProbeReport(s));
     const t = Math.round(s.now() * 1000) / 1000;
     const metrics = { t, type: 'metrics', metrics: { ...s.liveMetrics() } };
-    const chunks = this.ring.lines();
     const end = {
       t,
       type: 'end',

@@ -9,6 +9,7 @@ import type { JsonRpcId } from '../../../shared/requests.js';
 import type { TraceFrameEvent } from '../../../shared/trace-format.js';
 import type { FrameSummary } from '../session/frame-store.js';
 import type { Redactor } from './redact.js';
+import type { LazyLine } from './trace-sink.js';
 
 /** `data` is null when the store no longer holds the frame (its sha-256 is then unknown). */
 export function frameEvent(
@@ -44,6 +45,24 @@ export function frameEvent(
   e.truncated = true;
   e.sha256 = data ? createHash('sha256').update(data).digest('hex') : null;
   return e;
+}
+
+/** What a frame's line holds besides its text (keys, numbers, a method; escapes are more). */
+const LINE_OVERHEAD_BYTES = 160;
+
+/** The frame's line with its text, made when it is read (a flight recorder's ring): the line
+ *  `frameEvent(f, data, true, redactor)` gives now, `t` rounded as a recorder's events are (the
+ *  redactor's rules do not change during a session; its counts grow when the line is made).
+ *  `data` must be the frame's own copy. */
+export function lazyFrameLine(f: FrameSummary, data: Buffer, redactor: Redactor): LazyLine {
+  return {
+    bytes: data.length + LINE_OVERHEAD_BYTES,
+    render: () => {
+      const e = frameEvent(f, data, true, redactor);
+      e.t = Math.round(e.t * 1000) / 1000;
+      return `${JSON.stringify(e)}\n`;
+    },
+  };
 }
 
 function setText(e: TraceFrameEvent, data: Buffer, redactor: Redactor): void {

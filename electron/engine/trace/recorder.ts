@@ -29,12 +29,18 @@ import type { FrameSummary } from '../session/frame-store.js';
 import type { Session } from '../session/session.js';
 import type { SessionEvents } from '../session/types.js';
 import { describeWriteError } from './errors.js';
-import { fileSink, HEADER_ROOM_BYTES, type TraceSink } from './trace-sink.js';
+import {
+  fileSink,
+  HEADER_ROOM_BYTES,
+  type LazyLine,
+  PendingLines,
+  type TraceSink,
+} from './trace-sink.js';
 
 export type { TraceSink } from './trace-sink.js';
 
 import { findingEvent } from './finding-event.js';
-import { cancellationOf, frameEvent } from './frame-event.js';
+import { cancellationOf, frameEvent, lazyFrameLine } from './frame-event.js';
 import { ProcessSampleGate, processAvailabilityOf, processEvent } from './process-event.js';
 import { Redactor } from './redact.js';
 
@@ -46,6 +52,9 @@ export interface TraceRecorderOptions {
   budgetBytes?: number;
   /** A frame larger than this is recorded without its text (a flight recorder's bound). */
   maxFrameTextBytes?: number;
+  /** Frames with text become lines only when the sink reads them (a sink with `writeLazy`: a
+   *  flight recorder's ring). Their bytes are copied now, redacted and encoded then. */
+  lazyFrameText?: boolean;
   /** Redaction (HARDENING.md 33); on unless explicitly false. */
   redact?: boolean;
   /** How often buffered lines go to the file (ms, at most 1000). */
@@ -74,8 +83,8 @@ export class TraceRecorder {
   error: string | null = null;
   private stream: TraceSink | null = null;
   private readonly redactor: Redactor;
-  private pending: string[] = [];
-  private pendingBytes = 0;
+  /** Lines not yet given to the sink, in order; lazy ones only with `lazyFrameText`. */
+  private readonly pending = new PendingLines();
   private bytes = 0;
   private frames = 0;
   private framesWithText = 0;
@@ -105,7 +114,7 @@ export class TraceRecorder {
 
   /** Trace bytes written or buffered so far (what the app shows beside the record toggle). */
   get writtenBytes(): number {
-    return this.bytes + this.pendingBytes;
+    return this.bytes + this.pending.bytes;
   }
 
   /** Opens the file and starts recording `session`; on failure reports and records nothing. */
@@ -122,7 +131,7 @@ export class TraceRecorder {
     // Room for the final redaction counts: the line is rewritten in place when it finishes.
     const json = JSON.stringify(this.headerValue);
     this.headerBytes = Buffer.byteLength(json) + HEADER_ROOM_BYTES;
-    this.writeText(`${json}${' '.repeat(HEADER_ROOM_BYTES)}\n`);
+    this.queue(`${json}${' '.repeat(HEADER_ROOM_BYTES)}\n`);
     this.flush();
     const flushMs = Math.min(1000, Math.max(10, this.options.flushMs ?? 200));
     const flushTimer = setInterval(() => this.flush(), flushMs);
@@ -199,10 +208,16 @@ export class TraceRecorder {
     const page = f.bytes > 0 && read ? this.session.frames.page(f.seq, 0, f.bytes) : null;
     const data = page?.data ?? (f.bytes === 0 ? Buffer.alloc(0) : null);
     const keep = (f.dir === 'out' && f.bytes <= OUT_TEXT_ALWAYS_BYTES) || this.fits(f.bytes);
-    const e = frameEvent(f, data, keep, this.redactor);
-    if (e.truncated) this.truncatedFrames += 1;
-    else this.framesWithText += 1;
-    this.event(e);
+    if (keep && data && this.options.lazyFrameText && this.stream?.writeLazy) {
+      // Counted with its text; should redaction fail on it when it is made, it says truncated.
+      this.framesWithText += 1;
+      this.queue(lazyFrameLine(f, Buffer.from(data), this.redactor));
+    } else {
+      const e = frameEvent(f, data, keep, this.redactor);
+      if (e.truncated) this.truncatedFrames += 1;
+      else this.framesWithText += 1;
+      this.event(e);
+    }
     const cancel =
       f.dir === 'out' && f.method === 'notifications/cancelled' && data
         ? cancellationOf(data)
@@ -288,39 +303,29 @@ export class TraceRecorder {
 
   /** Whether `n` more bytes of text stay within the recording budget. */
   private fits(n: number): boolean {
-    return this.bytes + this.pendingBytes + n <= this.budgetBytes;
+    return this.bytes + this.pending.bytes + n <= this.budgetBytes;
   }
 
   private event(e: TraceEvent): void {
     // µs precision is plenty and keeps lines short.
     e.t = Math.round(e.t * 1000) / 1000;
-    this.writeLine(e);
+    this.queue(`${JSON.stringify(e)}\n`);
   }
 
-  private writeLine(value: TraceHeader | TraceEvent): void {
-    this.writeText(`${JSON.stringify(value)}\n`);
-  }
-
-  private writeText(line: string): void {
+  private queue(line: string | LazyLine): void {
     if (!this.stream) return;
     this.pending.push(line);
-    this.pendingBytes += Buffer.byteLength(line);
-    if (this.pendingBytes >= FLUSH_AT_BYTES) this.flush();
+    if (this.pending.bytes >= FLUSH_AT_BYTES) this.flush();
   }
 
   flush(force = false): void {
     if (!this.stream || this.pending.length === 0) return;
     if (!force && this.stream.writableLength > MAX_BACKLOG_BYTES) {
-      this.droppedEvents += this.pending.length;
-      this.pending = [];
-      this.pendingBytes = 0;
+      this.droppedEvents += this.pending.clear();
       return;
     }
-    const chunk = this.pending.length === 1 ? this.pending[0] : this.pending.join('');
-    this.pending = [];
-    this.bytes += this.pendingBytes;
-    this.pendingBytes = 0;
-    this.stream.write(chunk);
+    this.bytes += this.pending.bytes;
+    this.pending.writeTo(this.stream);
   }
 
   /**
@@ -351,7 +356,7 @@ export class TraceRecorder {
       recovery: report.recovery,
       startError: startError === null ? null : this.redactor.text(startError),
       recording: {
-        bytes: this.bytes + this.pendingBytes,
+        bytes: this.bytes + this.pending.bytes,
         frames: this.frames,
         framesWithText: this.framesWithText,
         truncatedFrames: this.truncatedFrames,
@@ -385,8 +390,7 @@ export class TraceRecorder {
     if (this.error !== null) return;
     this.error = `trace: cannot write ${this.path}: ${describeWriteError(e)}; recording stopped, the session goes on`;
     this.attached.dispose();
-    this.pending = [];
-    this.pendingBytes = 0;
+    this.pending.clear();
     const stream = this.stream;
     this.stream = null;
     stream?.destroy();
