@@ -24,6 +24,7 @@ import { ChildRunner } from './child-runner.js';
 import { FlushPacer } from './flush-pacer.js';
 import { Outbox } from './outbox.js';
 import { openReadChannel, ReadBuffers, type ReadChannel, ScratchBuffer } from './read-channel.js';
+import { ReadSwitch } from './read-switch.js';
 import { StderrBatcher } from './stderr-batcher.js';
 import { StderrPace } from './stderr-pace.js';
 import { StdinWriter } from './stdin-writer.js';
@@ -59,11 +60,7 @@ export class TransportWorker {
   private overloadReported: OverloadPolicy | null = null;
   private lastStdoutByteAt: number | null = null;
   private stdoutEnded = false;
-  private notReadingMs = 0;
-  private notReadingSince: number | null = null;
-  // The stream flows as soon as its data listener is attached: start "reading" so that a session
-  // created paused records when it stopped reading (the write-blocked rule counts from there).
-  private reading = true;
+  private readonly readSwitch: ReadSwitch;
   private readonly pacer: FlushPacer;
 
   /** Makes the worker and starts the server; main's messages are taken once it runs. */
@@ -78,6 +75,7 @@ export class TransportWorker {
     private readonly config: WorkerStartConfig,
   ) {
     this.clockZero = config.startedAtEpochMs - performance.timeOrigin;
+    this.readSwitch = new ReadSwitch(this.now);
     this.readerMode = config.readerMode;
     this.outbox = new Outbox({
       creditFrames: config.creditFrames,
@@ -260,28 +258,14 @@ export class TransportWorker {
 
   private applyReading(): void {
     if (this.tap) return; // the relay reads as the host drains: the tap never pauses it
-    const want = this.shouldRead() && !this.stdoutEnded;
-    if (want === this.reading) return;
-    this.reading = want;
-    const stdout = this.runner?.stdout;
-    if (want) {
-      if (this.notReadingSince !== null) this.notReadingMs += this.now() - this.notReadingSince;
-      this.notReadingSince = null;
-      stdout?.resume();
-    } else {
-      this.notReadingSince = this.now();
-      stdout?.pause();
-    }
+    this.readSwitch.set(this.shouldRead() && !this.stdoutEnded, this.runner?.stdout);
   }
 
   private counters(): WorkerCounters {
     const s = this.stdout.stats;
     const now = this.now();
     // In tap mode "not reading" is the relay's: it stops when the host stops draining.
-    const notReading = this.tap?.notReading() ?? {
-      since: this.notReadingSince,
-      ms: this.notReadingMs + (this.notReadingSince === null ? 0 : now - this.notReadingSince),
-    };
+    const notReading = this.tap?.notReading() ?? this.readSwitch.notReading(now);
     return {
       t: now,
       stdoutBytes: s.bytesIn,
@@ -302,7 +286,7 @@ export class TransportWorker {
       maxSpillFrames: this.outbox.maxSpillFrames,
       droppedFrames: this.outbox.droppedFrames,
       droppedBytes: this.outbox.droppedBytes + this.gapBytes,
-      readingStdout: this.tap ? this.tap.host.reading : this.reading,
+      readingStdout: this.tap ? this.tap.host.reading : this.readSwitch.reading,
       notReadingMs: notReading.ms,
       notReadingSince: notReading.since,
       stdinBytes: this.stdin.bytes,
