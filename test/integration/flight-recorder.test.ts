@@ -1,6 +1,6 @@
 /**
- * The flight recorder on a real session: its frames' lines are made only at a dump
- * (`lazyFrameText`), and they are exactly the lines a trace file recorded at the same time has,
+ * The flight recorder on a real session: its frames' and requests' lines are made only at a dump
+ * (`lazyLines`), and they are exactly the lines a trace file recorded at the same time has,
  * redaction included; a second dump makes nothing twice (the same lines, the same counts).
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -19,15 +19,21 @@ afterEach(stopAllSessions);
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 
 const lines = (file: string): string[] => readFileSync(file, 'utf8').split('\n').filter(Boolean);
-const frameLines = (file: string): string[] =>
-  lines(file).filter((l) => l.includes('"type":"frame"'));
+/** The lines made at a dump: frames' and requests' (a request's record holds "type" too, so
+ *  the event's own key is the one right after `t`). */
+const lazyLines = (file: string): string[] =>
+  lines(file)
+    .filter((l) => /^\{"t":[\d.]+,"type":"(frame|request)"/.test(l))
+    // A request event's t is when each recorder heard of it (the two, µs apart); a frame's is
+    // the frame's own.
+    .map((l) => (l.includes('"type":"request"') ? l.replace(/^\{"t":[\d.]+,/, '{') : l));
 const header = (file: string): TraceHeader => JSON.parse(lines(file)[0] as string) as TraceHeader;
 /** Values replaced, all rules together. */
 const replaced = (h: TraceHeader): number =>
   (h.redaction?.rules ?? []).reduce((n, r) => n + r.count, 0);
 
 describe('flight recorder', () => {
-  it("a dump's frames are the trace file's, line for line, redacted the same", async () => {
+  it("a dump's frames and requests are the trace file's, line for line, redacted the same", async () => {
     const session = startSession({ ...demoCommand('healthy') });
     const file = path.join(tmp, 'eager.jsonl');
     const recorder = TraceRecorder.start(session, { path: file });
@@ -61,13 +67,19 @@ describe('flight recorder', () => {
     flight.dispose();
     expect(dumps).toEqual([first, second]);
 
-    const eager = frameLines(file);
-    expect(eager.length).toBeGreaterThanOrEqual(10);
+    const eager = lazyLines(file);
+    expect(eager.length).toBeGreaterThanOrEqual(20);
     // The dumps were made before the session stopped: the file has what came after (its end).
-    const lazy = frameLines(first as string);
+    const lazy = lazyLines(first as string);
     expect(lazy).toEqual(eager.slice(0, lazy.length));
-    expect(lazy.length).toBeGreaterThanOrEqual(10);
-    expect(frameLines(second as string)).toEqual(lazy);
+    expect(lazy.length).toBeGreaterThanOrEqual(20);
+    // Requests as they were at each event: pending, then answered (and audited).
+    const search = lazy.filter((l) => l.includes('"type":"request"') && l.includes('tools/call'));
+    expect(search.some((l) => l.includes('"status":"pending"'))).toBe(true);
+    expect(search.some((l) => l.includes('"status":"completed"') && l.includes('"audit"'))).toBe(
+      true,
+    );
+    expect(lazyLines(second as string)).toEqual(lazy);
     const redacted = lazy.filter((l) => l.includes('"redacted":true'));
     expect(redacted.length).toBeGreaterThanOrEqual(3);
     for (const l of lazy) expect(l).not.toContain(secret);

@@ -4,7 +4,8 @@
  * the app). A tap runs one for every session of a host's (DESIGN.md "Tap, attach and check").
  *
  * A TraceRecorder writes into the ring (`TraceSink`): whole lines, the header first; a frame's
- * line is made only at a dump (`lazyFrameText`: its bytes are held, copied, until then). Past the
+ * or a request's line is made only at a dump (`lazyLines`: a copy of the frame's bytes, or of
+ * the record, is held until then). Past the
  * bound the oldest chunks go (counted, and said in the file's header). A dump is the header, the
  * ring as it is, and an `end` line with the report as of now: a trace like any other, opened by
  * the same reader (one that starts late).
@@ -160,8 +161,8 @@ export class FlightRecorder {
       budgetBytes: Number.MAX_SAFE_INTEGER,
       maxFrameTextBytes: FRAME_TEXT_MAX_BYTES,
       // Most of it is never written out: a frame's line (its text decoded and redacted, its
-      // JSON) is made at a dump, not as it comes.
-      lazyFrameText: true,
+      // JSON) and a request's are made at a dump, not as they come.
+      lazyLines: true,
     });
     session.on('finding', this.onFinding);
   }

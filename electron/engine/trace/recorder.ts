@@ -17,8 +17,6 @@ import type { RequestRecord } from '../../../shared/requests.js';
 import type { SessionState } from '../../../shared/session-info.js';
 import {
   DEFAULT_RECORDING_BUDGET_BYTES,
-  TRACE_FORMAT,
-  TRACE_VERSION,
   type TraceEvent,
   type TraceHeader,
   type TraceRedaction,
@@ -41,8 +39,9 @@ export type { TraceSink } from './trace-sink.js';
 
 import { findingEvent } from './finding-event.js';
 import { cancellationOf, frameEvent, lazyFrameLine } from './frame-event.js';
-import { ProcessSampleGate, processAvailabilityOf, processEvent } from './process-event.js';
+import { ProcessSampleGate, processEvent } from './process-event.js';
 import { Redactor } from './redact.js';
+import { traceHeader } from './trace-header.js';
 
 export interface TraceRecorderOptions {
   path: string;
@@ -52,9 +51,10 @@ export interface TraceRecorderOptions {
   budgetBytes?: number;
   /** A frame larger than this is recorded without its text (a flight recorder's bound). */
   maxFrameTextBytes?: number;
-  /** Frames with text become lines only when the sink reads them (a sink with `writeLazy`: a
-   *  flight recorder's ring). Their bytes are copied now, redacted and encoded then. */
-  lazyFrameText?: boolean;
+  /** Frames with text and request records become lines only when the sink reads them (a sink
+   *  with `writeLazy`: a flight recorder's ring). A frame's bytes are copied now, redacted and
+   *  encoded then; a record is copied now (its error message redacted), encoded then. */
+  lazyLines?: boolean;
   /** Redaction (HARDENING.md 33); on unless explicitly false. */
   redact?: boolean;
   /** How often buffered lines go to the file (ms, at most 1000). */
@@ -66,6 +66,8 @@ export interface TraceRecorderOptions {
 }
 
 const METRICS_EVERY_MS = 1000;
+/** About what a request's line holds (its record; an audit makes it longer). */
+const LAZY_REQUEST_BYTES = 512;
 /**
  * Client→server frames up to this size keep their text past the budget: replay needs them,
  * and they are the host's own, small messages (the budget bounds what the server produces).
@@ -83,7 +85,7 @@ export class TraceRecorder {
   error: string | null = null;
   private stream: TraceSink | null = null;
   private readonly redactor: Redactor;
-  /** Lines not yet given to the sink, in order; lazy ones only with `lazyFrameText`. */
+  /** Lines not yet given to the sink, in order; lazy ones only with `lazyLines`. */
   private readonly pending = new PendingLines();
   private bytes = 0;
   private frames = 0;
@@ -127,7 +129,7 @@ export class TraceRecorder {
   private open(): void {
     this.stream = this.options.sink ?? this.fileSink();
     if (!this.stream) return;
-    this.headerValue = this.header();
+    this.headerValue = traceHeader(this.session, this.redactor, this.budgetBytes);
     // Room for the final redaction counts: the line is rewritten in place when it finishes.
     const json = JSON.stringify(this.headerValue);
     this.headerBytes = Buffer.byteLength(json) + HEADER_ROOM_BYTES;
@@ -147,30 +149,6 @@ export class TraceRecorder {
       this.fail(e);
       return null;
     }
-  }
-
-  private header(): TraceHeader {
-    const { command, args, cwd, env, ...config } = this.session.config;
-    const r = this.redactor;
-    // env first: its values become secrets that args and command must not show either.
-    const redactedEnv = r.env(env);
-    return {
-      format: TRACE_FORMAT,
-      version: TRACE_VERSION,
-      startedAt: Math.round(Date.now() - this.session.now()),
-      server: {
-        command: r.command(command),
-        args: r.args(args),
-        cwd: cwd ?? null,
-        env: redactedEnv,
-      },
-      config: structuredClone(config),
-      recordingBudgetBytes: this.budgetBytes,
-      redacted: r.enabled,
-      ...(r.enabled ? { redaction: r.summary(false) } : {}),
-      recorder: { name: 'pipescope', version: '0.1.0' },
-      process: processAvailabilityOf(this.session.evidence.info()),
-    };
   }
 
   private attach(): void {
@@ -208,7 +186,7 @@ export class TraceRecorder {
     const page = f.bytes > 0 && read ? this.session.frames.page(f.seq, 0, f.bytes) : null;
     const data = page?.data ?? (f.bytes === 0 ? Buffer.alloc(0) : null);
     const keep = (f.dir === 'out' && f.bytes <= OUT_TEXT_ALWAYS_BYTES) || this.fits(f.bytes);
-    if (keep && data && this.options.lazyFrameText && this.stream?.writeLazy) {
+    if (keep && data && this.lazy()) {
       // Counted with its text; should redaction fail on it when it is made, it says truncated.
       this.framesWithText += 1;
       this.queue(lazyFrameLine(f, Buffer.from(data), this.redactor));
@@ -236,11 +214,24 @@ export class TraceRecorder {
   });
 
   private readonly onRequest = this.guard((r: RequestRecord): void => {
+    // A copy: the table updates its record in place (its nested values are replaced, never
+    // changed), so the copy is the record as it is now, whenever its line is made.
     const record = { ...r };
     if (r.error)
       record.error = { code: r.error.code, message: this.redactor.text(r.error.message) };
-    this.event({ t: this.session.now(), type: 'request', record });
+    const e: TraceEvent = { t: this.session.now(), type: 'request', record };
+    if (!this.lazy()) {
+      this.event(e);
+      return;
+    }
+    e.t = Math.round(e.t * 1000) / 1000;
+    this.queue({ bytes: LAZY_REQUEST_BYTES, render: () => `${JSON.stringify(e)}\n` });
   });
+
+  /** Whether lines may be made later (`lazyLines`, and a sink that takes them). */
+  private lazy(): boolean {
+    return this.options.lazyLines === true && this.stream?.writeLazy !== undefined;
+  }
 
   private readonly onFinding = this.guard((f: LiveFinding): void => {
     this.event(findingEvent(f, this.session.now(), this.redactor));
