@@ -189,7 +189,7 @@ export class TraceRecorder {
     if (keep && data && this.lazy()) {
       // Counted with its text; should redaction fail on it when it is made, it says truncated.
       this.framesWithText += 1;
-      this.queue(lazyFrameLine(f, Buffer.from(data), this.redactor));
+      this.queue(lazyFrameLine(f, data, this.redactor));
     } else {
       const e = frameEvent(f, data, keep, this.redactor);
       if (e.truncated) this.truncatedFrames += 1;
