@@ -14,6 +14,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { setupApp } from './app.js';
 import { chromiumAvailable } from './harness.js';
 import { callTool, SOON, serverPid, showStartScreen, startDemo, waitForStatus } from './session.js';
+import { childWithFinding } from './trace-seek.js';
 
 // The host inherits this: recordings land here, not in ~/.pipescope/traces.
 const traceDir = mkdtempSync(path.join(tmpdir(), 'pipescope-e2e-process-'));
@@ -37,28 +38,13 @@ async function expectSampled(page: Page): Promise<void> {
   expect(state, 'process sampling works on Linux').toBe('sampled');
 }
 
-/** The time (ms, whole) of the trace's last process sample that has the server's child in it. */
-/** When the trace shows the child in the tree and its finding: the last sample with the child,
- *  or, should the finding have come after it (the sample gate keeps no repeat of an unchanged
- *  tree), the finding's time, as long as no sample without the child came in between. */
-function childWithFinding(file: string, code: string): number {
-  let withChild = -1;
-  let without = -1;
-  let finding = -1;
-  for (const line of readFileSync(file, 'utf8').split('\n')) {
-    if (line.includes('"type":"finding"') && line.includes(`"code":"${code}"`) && finding < 0)
-      finding = (JSON.parse(line) as { t: number }).t;
-    if (!line.includes('"type":"process"')) continue;
-    const e = JSON.parse(line) as { t: number; snapshot: { processes: unknown[] } | null };
-    if ((e.snapshot?.processes.length ?? 0) >= 2) withChild = e.t;
-    else without = e.t;
+/** Where the recorded trace shows the child and its subprocess-blocked finding (trace-seek.ts). */
+function seekPoint(file: string): number {
+  try {
+    return childWithFinding(readFileSync(file, 'utf8'), 'subprocess-blocked');
+  } catch (e) {
+    throw new Error(`${(e as Error).message} in ${file}`);
   }
-  if (withChild < 0) throw new Error(`no sample with the child in ${file}`);
-  if (finding < 0) throw new Error(`no ${code} finding in ${file}`);
-  if (finding <= withChild) return Math.ceil(withChild);
-  if (without > withChild && without <= finding)
-    throw new Error(`the child was gone from the tree before ${code} was found in ${file}`);
-  return Math.ceil(finding);
 }
 
 describe.runIf(chromiumAvailable())('process panel', () => {
@@ -162,7 +148,7 @@ describe.runIf(chromiumAvailable())('process panel', () => {
     await view.waitFor({ timeout: SOON });
     // A recorded tree with the child in it, its finding raised: the stop may have sampled once
     // more, the server a zombie and its child gone, so the trace's end is not that moment.
-    const seekTo = childWithFinding(file, 'subprocess-blocked');
+    const seekTo = seekPoint(file);
     // (A slider snaps to its step, 1 ms for a trace under 10 s: the wait below is the check.)
     await page.getByTestId('trace-scrubber').fill(String(seekTo));
     const sampled = view.locator('[data-testid="process-state"][data-state="sampled"]');
