@@ -1,7 +1,8 @@
 /**
  * The flight recorder on a real session: its frames' and requests' lines are made only at a dump
  * (`lazyLines`), and they are exactly the lines a trace file recorded at the same time has,
- * redaction included; a second dump makes nothing twice (the same lines, the same counts).
+ * redaction included; a second dump makes nothing twice (the same lines, the same counts); and
+ * lines made longer than their estimate do not take the ring past its bound.
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -89,5 +90,36 @@ describe('flight recorder', () => {
     expect(counted).toBeGreaterThanOrEqual(3);
     expect(replaced(header(second as string))).toBe(counted);
     expect(replaced(header(file))).toBe(counted);
+  });
+
+  it('a dump holds the ring to its bound with the lines made, longer than their estimate', async () => {
+    const session = startSession({ ...demoCommand('healthy') });
+    const maxBytes = 256 * 1024;
+    const flight = new FlightRecorder(session, { dir: tmp, name: 'bound', maxBytes, onDump() {} });
+    await withTimeout(session.whenStarted(), 5000, 'start');
+    await withTimeout(initialize(session, 5000), 5000, 'initialize');
+    // Quotes: each is \" in a frame, \\\" in its line: a line is about twice its estimate.
+    const text = '"'.repeat(10_000);
+    for (let i = 0; i < 24; i++)
+      await withTimeout(callTool(session, 'echo', { text }).done, 5000, `echo ${i}`);
+    expect(flight.held.bytes).toBeLessThanOrEqual(maxBytes);
+    const file = flight.dump('asked for by the test');
+    expect(file).not.toBeNull();
+    const h = header(file as string) as TraceHeader & {
+      flightRecorder: { heldBytes: number; droppedBytes: number };
+    };
+    expect(flight.held.bytes).toBeLessThanOrEqual(maxBytes);
+    expect(h.flightRecorder.heldBytes).toBeLessThanOrEqual(maxBytes);
+    const held = lines(file as string).slice(1, -2);
+    expect(held.reduce((n, l) => n + l.length + 1, 0)).toBeLessThanOrEqual(maxBytes);
+    // The newest are kept, up to the last frame the session saw, the oldest gone.
+    const seqs = held
+      .filter((l) => l.includes('"type":"frame"'))
+      .map((l) => (JSON.parse(l) as { seq: number }).seq);
+    expect(seqs.length).toBeGreaterThanOrEqual(4);
+    expect(seqs.at(-1)).toBe(session.frames.summaries(0, 1000).at(-1)?.seq);
+    expect(seqs[0]).toBeGreaterThan(1);
+    expect(h.flightRecorder.droppedBytes).toBeGreaterThan(0);
+    flight.dispose();
   });
 });

@@ -71,15 +71,31 @@ class Ring implements TraceSink {
     }
   }
 
-  /** The lines held, every one made now (and kept made: a second dump redacts nothing twice). */
+  /** The lines held, every one made now (and kept made: a second dump redacts nothing twice).
+   *  A made line can be longer than its estimate (escapes: a quote is two characters, a control
+   *  byte six), so they are made newest first and the oldest that no longer fit go, as they
+   *  would have had they been made as they came: the ring keeps its bound. */
   lines(): string[] {
-    for (let i = this.head; i < this.chunks.length; i++) {
-      const h = this.chunks[i] as Held;
-      if (typeof h === 'string') continue;
-      const line = h.render();
-      this.chunks[i] = line;
-      this.bytes += line.length - h.bytes;
+    let bytes = 0;
+    let first = this.head;
+    for (let i = this.chunks.length - 1; i >= this.head; i--) {
+      let h = this.chunks[i] as Held;
+      if (typeof h !== 'string') {
+        h = h.render();
+        this.chunks[i] = h;
+      }
+      if (bytes + h.length > this.maxBytes) {
+        first = i + 1;
+        break;
+      }
+      bytes += h.length;
     }
+    for (let i = this.head; i < first; i++) {
+      this.droppedBytes += heldBytes(this.chunks[i] as Held);
+      this.chunks[i] = '';
+    }
+    this.head = first;
+    this.bytes = bytes;
     return this.chunks.slice(this.head) as string[];
   }
 
