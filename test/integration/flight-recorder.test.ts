@@ -1,8 +1,8 @@
 /**
- * The flight recorder on a real session: its frames' and requests' lines are made only at a dump
- * (`lazyLines`), and they are exactly the lines a trace file recorded at the same time has,
- * redaction included; a second dump makes nothing twice (the same lines, the same counts); and
- * lines made longer than their estimate do not take the ring past its bound.
+ * The flight recorder on a real session: its requests' lines are made only at a dump
+ * (`lazyLines`); its frames' and requests' lines are exactly the lines a trace file recorded at
+ * the same time has, redaction included; a second dump makes nothing twice (the same lines, the
+ * same counts); and lines made longer than their estimate do not take the ring past its bound.
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -98,7 +98,8 @@ describe('flight recorder', () => {
     const flight = new FlightRecorder(session, { dir: tmp, name: 'bound', maxBytes, onDump() {} });
     await withTimeout(session.whenStarted(), 5000, 'start');
     await withTimeout(initialize(session, 5000), 5000, 'initialize');
-    // Quotes: each is \" in a frame, \\\" in its line: a line is about twice its estimate.
+    // Large frames (a quote is two characters in a line) fill the ring; the requests' lines,
+    // made at the dump, come out longer than their estimate (an audit each).
     const text = '"'.repeat(10_000);
     for (let i = 0; i < 24; i++)
       await withTimeout(callTool(session, 'echo', { text }).done, 5000, `echo ${i}`);

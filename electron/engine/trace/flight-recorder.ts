@@ -3,9 +3,8 @@
  * trace file when something goes wrong (an error-level finding, SIGUSR2 to a tap, a request from
  * the app). A tap runs one for every session of a host's (DESIGN.md "Tap, attach and check").
  *
- * A TraceRecorder writes into the ring (`TraceSink`): whole lines, the header first; a frame's
- * or a request's line is made only at a dump (`lazyLines`: a copy of the frame's bytes, or of
- * the record, is held until then). Past the
+ * A TraceRecorder writes into the ring (`TraceSink`): whole lines, the header first; a request's
+ * line is made only at a dump (`lazyLines`: a copy of the record is held until then). Past the
  * bound the oldest chunks go (counted, and said in the file's header). A dump is the header, the
  * ring as it is, and an `end` line with the report as of now: a trace like any other, opened by
  * the same reader (one that starts late).
@@ -29,7 +28,7 @@ const AFTER_FINDING_MS = 1000;
 /** At most one dump for findings this often (a flapping finding must not fill the disk). */
 const MIN_DUMP_GAP_MS = 30_000;
 
-/** Chunks of lines, oldest first: made text, or a frame's line made only when it is read. */
+/** Chunks of lines, oldest first: made text, or a request's line made only when it is read. */
 type Held = string | LazyLine;
 const heldBytes = (h: Held): number => (typeof h === 'string' ? h.length : h.bytes);
 
@@ -176,8 +175,7 @@ export class FlightRecorder {
       // 1 MiB (their JSON costs the tap CPU, and a few of them would be the whole ring).
       budgetBytes: Number.MAX_SAFE_INTEGER,
       maxFrameTextBytes: FRAME_TEXT_MAX_BYTES,
-      // Most of it is never written out: a frame's line (its text decoded and redacted, its
-      // JSON) and a request's are made at a dump, not as they come.
+      // Most of it is never written out: a request's line is made at a dump, not as it comes.
       lazyLines: true,
     });
     session.on('finding', this.onFinding);

@@ -9,7 +9,6 @@ import type { JsonRpcId } from '../../../shared/requests.js';
 import type { TraceFrameEvent } from '../../../shared/trace-format.js';
 import type { FrameSummary } from '../session/frame-store.js';
 import type { Redactor } from './redact.js';
-import type { LazyLine } from './trace-sink.js';
 
 /** What of a frame's summary its line shows (not its preview, nor whether the store holds it). */
 type FrameFields = Omit<FrameSummary, 'preview' | 'held'>;
@@ -48,52 +47,6 @@ export function frameEvent(
   e.truncated = true;
   e.sha256 = data ? createHash('sha256').update(data).digest('hex') : null;
   return e;
-}
-
-/** What a frame's line holds besides its text (keys, numbers, a method; escapes are more). */
-const LINE_OVERHEAD_BYTES = 160;
-
-/** Below this a Buffer copy would come from Node's pool (Buffer.poolSize / 2). */
-const SMALL_FRAME_BYTES = 4096;
-
-function ownCopy(data: Buffer): Buffer {
-  const b = Buffer.allocUnsafeSlow(data.length);
-  data.copy(b);
-  return b;
-}
-
-/** The frame's line with its text, made when it is read (a flight recorder's ring): the line
- *  `frameEvent(f, data, true, redactor)` gives now, `t` rounded as a recorder's events are (the
- *  redactor's rules do not change during a session; its counts grow when the line is made).
- *
- *  It keeps its own copy of `data`: a small one as a one-byte string (latin1, one character a
- *  byte, exact both ways), not a Buffer. A small Buffer copy lies in Node's shared 8 KiB pool
- *  and keeps its whole slab alive, with whatever else was copied beside it and let go (a tap's
- *  observer copies each host write and host line there): the ring held over 10x what it counted.
- *  A larger one in a buffer of its own (outside the pool; the GC does not move it). And the
- *  summary's fields, not the summary: the store fills in its preview later. */
-export function lazyFrameLine(f: FrameSummary, data: Buffer, redactor: Redactor): LazyLine {
-  const fields = {
-    seq: f.seq,
-    dir: f.dir,
-    t: f.t,
-    offset: f.offset,
-    bytes: f.bytes,
-    kind: f.kind,
-    id: f.id,
-    method: f.method,
-    problem: f.problem,
-  };
-  const copy = data.length < SMALL_FRAME_BYTES ? data.toString('latin1') : ownCopy(data);
-  return {
-    bytes: data.length + LINE_OVERHEAD_BYTES,
-    render: () => {
-      const bytes = typeof copy === 'string' ? Buffer.from(copy, 'latin1') : copy;
-      const e = frameEvent(fields, bytes, true, redactor);
-      e.t = Math.round(e.t * 1000) / 1000;
-      return `${JSON.stringify(e)}\n`;
-    },
-  };
 }
 
 function setText(e: TraceFrameEvent, data: Buffer, redactor: Redactor): void {

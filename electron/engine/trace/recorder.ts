@@ -38,7 +38,7 @@ import {
 export type { TraceSink } from './trace-sink.js';
 
 import { findingEvent } from './finding-event.js';
-import { cancellationOf, frameEvent, lazyFrameLine } from './frame-event.js';
+import { cancellationOf, frameEvent } from './frame-event.js';
 import { ProcessSampleGate, processEvent } from './process-event.js';
 import { Redactor } from './redact.js';
 import { traceHeader } from './trace-header.js';
@@ -51,9 +51,10 @@ export interface TraceRecorderOptions {
   budgetBytes?: number;
   /** A frame larger than this is recorded without its text (a flight recorder's bound). */
   maxFrameTextBytes?: number;
-  /** Frames with text and request records become lines only when the sink reads them (a sink
-   *  with `writeLazy`: a flight recorder's ring). A frame's bytes are copied now, redacted and
-   *  encoded then; a record is copied now (its error message redacted), encoded then. */
+  /** Request records become lines only when the sink reads them (a sink with `writeLazy`: a
+   *  flight recorder's ring): copied now (the error message redacted), encoded then. Their JSON
+   *  was a tenth of a tap's observer's CPU; frames made lazily measured no gain (performance.md,
+   *  sixth round), so they stay made as they come. */
   lazyLines?: boolean;
   /** Redaction (HARDENING.md 33); on unless explicitly false. */
   redact?: boolean;
@@ -186,16 +187,10 @@ export class TraceRecorder {
     const page = f.bytes > 0 && read ? this.session.frames.page(f.seq, 0, f.bytes) : null;
     const data = page?.data ?? (f.bytes === 0 ? Buffer.alloc(0) : null);
     const keep = (f.dir === 'out' && f.bytes <= OUT_TEXT_ALWAYS_BYTES) || this.fits(f.bytes);
-    if (keep && data && this.lazy()) {
-      // Counted with its text; should redaction fail on it when it is made, it says truncated.
-      this.framesWithText += 1;
-      this.queue(lazyFrameLine(f, data, this.redactor));
-    } else {
-      const e = frameEvent(f, data, keep, this.redactor);
-      if (e.truncated) this.truncatedFrames += 1;
-      else this.framesWithText += 1;
-      this.event(e);
-    }
+    const e = frameEvent(f, data, keep, this.redactor);
+    if (e.truncated) this.truncatedFrames += 1;
+    else this.framesWithText += 1;
+    this.event(e);
     const cancel =
       f.dir === 'out' && f.method === 'notifications/cancelled' && data
         ? cancellationOf(data)
