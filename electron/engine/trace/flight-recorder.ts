@@ -227,7 +227,7 @@ export class FlightRecorder {
 
   private text(reason: string): string {
     const s = this.session;
-    // The frames' lines first: making them is when their text is redacted, counted below.
+    // The held lines first: a lazy one made now may drop the oldest (the ring's bound).
     const chunks = this.ring.lines();
     const header = JSON.parse(this.ring.header ?? 'null') ?? { format: TRACE_FORMAT };
     const redaction = this.recorder.redaction(false);

@@ -10,12 +10,9 @@ import type { TraceFrameEvent } from '../../../shared/trace-format.js';
 import type { FrameSummary } from '../session/frame-store.js';
 import type { Redactor } from './redact.js';
 
-/** What of a frame's summary its line shows (not its preview, nor whether the store holds it). */
-type FrameFields = Omit<FrameSummary, 'preview' | 'held'>;
-
 /** `data` is null when the store no longer holds the frame (its sha-256 is then unknown). */
 export function frameEvent(
-  f: FrameFields,
+  f: FrameSummary,
   data: Buffer | null,
   keepText: boolean,
   redactor: Redactor,

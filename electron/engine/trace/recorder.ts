@@ -53,7 +53,7 @@ export interface TraceRecorderOptions {
   maxFrameTextBytes?: number;
   /** Request records become lines only when the sink reads them (a sink with `writeLazy`: a
    *  flight recorder's ring): copied now (the error message redacted), encoded then. Their JSON
-   *  was a tenth of a tap's observer's CPU; frames made lazily measured no gain (performance.md,
+   *  was 7-10 % of a tap's observer's CPU; frames made lazily measured no gain (performance.md,
    *  sixth round), so they stay made as they come. */
   lazyLines?: boolean;
   /** Redaction (HARDENING.md 33); on unless explicitly false. */

@@ -5,8 +5,8 @@
  */
 import { closeSync, createWriteStream, openSync, writeSync } from 'node:fs';
 
-/** A line made only when it is read: a flight recorder's frame (most are never written out,
- *  and making the line, redaction included, was a quarter of a tap's observer's CPU). */
+/** A line made only when it is read: a flight recorder's request (most are never written out,
+ *  and their JSON was 7-10 % of a tap's observer's CPU). */
 export interface LazyLine {
   /** What holding it costs, in bytes (what the line will about be). */
   readonly bytes: number;
