@@ -1,11 +1,12 @@
 /**
- * The native relay's copier threads (electron/tap/native/copier.c: O -> ring -> the tap's copies
- * socket) on their own wire, this test being host and tap (test/integration/relay-wire.ts):
- * what the ring costs in memory once it is idle (on kernels with and without
- * MADV_POPULATE_WRITE) and for a small message, whether a copier sleeps once the tap is gone,
- * and copies where the system refuses the ring. Budgets are generous: each failure these catch is a multiple of them.
+ * The native relay's copier threads (electron/tap/native/copier.c: O -> the holds or the ring ->
+ * the tap's copies socket) on their own wire, this test being host and tap
+ * (test/integration/relay-wire.ts): what the ring costs in memory once it is idle (on kernels
+ * with and without MADV_POPULATE_WRITE) and for a small message, that a burst's holds cost no
+ * pages and are closed after it, whether a copier sleeps once the tap is gone, and copies where
+ * the system refuses the ring. Budgets are generous: each failure these catch is a multiple of them.
  */
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { MiB, waitFor } from './helpers.js';
 import { type RelayRun, relayStarter } from './relay-wire.js';
@@ -18,6 +19,19 @@ const RING_WARM = 4 * MiB;
 function rssMiB(pid: number): number {
   const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
   return m ? Number(m[1]) / 1024 : Number.NaN;
+}
+
+/** The pipes a process has open (its fds that are pipes). */
+function pipesOf(pid: number): number {
+  let n = 0;
+  for (const fd of readdirSync(`/proc/${pid}/fd`)) {
+    try {
+      if (readlinkSync(`/proc/${pid}/fd/${fd}`).startsWith('pipe:')) n += 1;
+    } catch {
+      // closed meanwhile
+    }
+  }
+  return n;
 }
 
 /** Voluntary context switches (wake-ups after a sleep) of each of the relay's threads but its
@@ -46,10 +60,10 @@ const start = relayStarter();
 
 describe.runIf(native)("the native relay's copiers", () => {
   it.each([
-    ['', []],
-    [' without MADV_POPULATE_WRITE (a kernel before 5.14)', ['--no-populate']],
+    ['', ['--no-holds']],
+    [' without MADV_POPULATE_WRITE (a kernel before 5.14)', ['--no-holds', '--no-populate']],
   ])(
-    "a 32 MiB answer's ring pages go back to the system once the ring has been idle%s",
+    "with the ring alone, a 32 MiB answer's ring pages go back to the system once the ring has been idle%s",
     async (_, relayArgs) => {
       // Where madvise refuses to populate, the copies make the pages resident themselves: they
       // must be given back all the same (they were kept for good, up to 128 MiB a stream).
@@ -84,6 +98,48 @@ describe.runIf(native)("the native relay's copiers", () => {
     },
     40_000,
   );
+
+  it('a 32 MiB answer goes through the holds: no ring pages, and the holds closed once it is sent', async () => {
+    // The holds keep references to the server's own pages (hold.c): the relay makes none for the
+    // copies, and an idle stream keeps one small pipe, not the 16 a burst may open.
+    const size = 32 * MiB;
+    const server = [
+      process.execPath,
+      '-e',
+      `process.stdin.once('data', () => process.stdout.write(Buffer.alloc(${size}, 0x61))); setInterval(() => {}, 1e6);`,
+    ];
+    const r = start(server);
+    let got = 0;
+    r.hostOut?.on('data', (d: Buffer) => {
+      got += d.length;
+    });
+    r.hostErr?.resume();
+    const pid = r.relay.pid as number;
+    await new Promise((ok) => setTimeout(ok, 300));
+    const idlePipes = pipesOf(pid);
+    const idleRss = rssMiB(pid);
+    r.hostIn?.write('go\n');
+    let mostPipes = idlePipes;
+    let mostRss = idleRss;
+    await waitFor(
+      () => {
+        mostPipes = Math.max(mostPipes, pipesOf(pid));
+        mostRss = Math.max(mostRss, rssMiB(pid));
+        return got === size && copied(r, 0) === size;
+      },
+      30_000,
+      'host and tap have it all',
+      5,
+    );
+    expect(r.pieces[0].every((p) => p.kind === 'bytes')).toBe(true);
+    expect(mostPipes, 'the holds opened for the burst').toBeGreaterThan(idlePipes);
+    expect(mostPipes - idlePipes, 'at most HOLD_PIPES (24) of them').toBeLessThanOrEqual(24);
+    expect(
+      mostRss - idleRss,
+      `the relay's RSS ${idleRss} MiB idle, at most ${mostRss}`,
+    ).toBeLessThan(8);
+    await waitFor(() => pipesOf(pid) === idlePipes, 5000, 'the holds closed', 50);
+  });
 
   it('a small message after an idle spell makes no ring pages resident past what is kept', async () => {
     // Populate-ahead is as much as has come: a 9-byte copy needs at most a step of stderr's

@@ -141,11 +141,15 @@ describe.runIf(native)('the native relay, driven directly', () => {
   it.each([
     ['', []],
     [', its copier kept behind (the relay copies the loads O has no room for)', ['--slow-copier']],
+    [', one hold at most (the ring takes the rest, after it)', ['--hold-pipes', '1']],
+    [', one hold at most and its copier kept behind', ['--hold-pipes', '1', '--slow-copier']],
+    [', the ring alone (no holds)', ['--no-holds']],
   ])(
     'a 48 MiB answer: the host gets it whole, and so does the tap, every copy in order%s',
     async (_, relayArgs) => {
       // The copies are held while the host's path moves and handed over once it is still: none
-      // may be lost or reordered on the way (O, the ring, the relay's own thread when O is full).
+      // may be lost or reordered on the way (O, the holds, the ring after them, the relay's own
+      // thread when O is full).
       const size = 48 * MiB;
       const r = start(offsetServer(size), { relayArgs });
       const host = readHost(r);
@@ -161,6 +165,30 @@ describe.runIf(native)('the native relay, driven directly', () => {
     },
     60_000,
   );
+
+  it('an answer in many small writes: every copy in order, whether the holds or the ring take them', async () => {
+    // Each small write is a pipe buffer of its own: a hold full of them holds few bytes
+    // (HOLD_MIN_FILL), and the ring takes the rest of the burst after it.
+    const size = 2 * MiB;
+    const server = [
+      process.execPath,
+      '-e',
+      `const fs = require('node:fs'), hex = '0123456789abcdef';
+       for (let o = 0; o < ${size}; o += 16) {
+         let s = '';
+         for (let i = 14, v = o; i >= 0; i--, v = Math.floor(v / 16)) s = hex[v % 16] + s;
+         for (;;) { try { fs.writeSync(1, s + '\\n'); break; } catch (e) { if (e.code !== 'EAGAIN') throw e; } }
+       }`,
+    ];
+    const r = start(server);
+    const host = readHost(r);
+    r.hostIn?.end();
+    expect((await r.exited)[0]).toBe(0);
+    expect(host.got()).toBe(size);
+    expect(host.bad()).toBe(0);
+    const { observed, gaps, total } = checkPieces(r.pieces[0]);
+    expect([total, gaps, observed]).toEqual([size, 0, size]);
+  }, 60_000);
 
   it('a tap that does not take its copies: the host still gets every byte, the relay holds at most its ring', async () => {
     // 192 MiB while the copies' socket is not read: the ring fills (its bound), then O, then

@@ -51,10 +51,18 @@ void record(int type, int dir, int flags, const uint64_t *u, int nu, const void 
 /* Whether records wait to go to the tap. */
 int cq_pending(void) { return !ctrl_gone && cq_off < cq_len; }
 
-/* Whether the queued records go now (see cq_first_at). */
+/* Whether the queued records go now (see cq_first_at): in batches, but held with stdout's
+ * copies while those are a burst the host is still reading (deliver_due): the marks are of
+ * little use to the tap before their copies, and waking it for them takes a CPU from the
+ * host's path. Held no longer than the copies are (HOLD_MAX_NS), nor past half the queue. */
 int cq_due(uint64_t t) {
-  return cq_len > cq_off &&
-         (cq_urgent || t - cq_first_at >= CTRL_BATCH_NS || cq_len - cq_off >= CTRL_BATCH_BYTES);
+  if (cq_len == cq_off) return 0;
+  if (cq_urgent) return 1;
+  uint64_t moved = LOAD_U64(host_moved_at);
+  if (copies_waiting(&outs[0]) >= HOLD_MIN_BYTES && (t < moved || t - moved < QUIET_NS) &&
+      t - cq_first_at < HOLD_MAX_NS && cq_len - cq_off < CTRL_MAX / 2)
+    return 0;
+  return t - cq_first_at >= CTRL_BATCH_NS || cq_len - cq_off >= CTRL_BATCH_BYTES;
 }
 
 void cq_flush(void) {

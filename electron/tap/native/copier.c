@@ -1,18 +1,21 @@
-/* pipescope-relay: the copies of a stream, O -> ring -> the tap, on a thread of their own.
- * See relay.c and struct out. */
+/* pipescope-relay: the copies of a stream, O -> the holds (hold.c) or the ring -> the tap, on a
+ * thread of their own. See relay.c and struct out. */
 #include "relay.h"
 
 /* When the relay last moved a byte towards the host (the copier holds copies while it does). */
 uint64_t host_moved_at;
 
-/* Room in the ring (none without one: O full, a load goes uncopied); under ring_mu. */
+/* Room in the ring (none without one: O full, a load goes uncopied); under ring_mu. What the
+ * holds have counts: RING_MAX bounds the copies waiting, wherever they are. */
 static size_t ring_room(struct out *s) {
-  if (!s->ring) return 0;
-  return RING_MAX - (size_t)(s->ring_tail - LOAD_U64(s->ring_head));
+  uint64_t waiting = copies_waiting(s);
+  if (!s->ring || waiting >= RING_MAX) return 0;
+  return RING_MAX - (size_t)waiting;
 }
 
-/* What of the ring stays resident while it is empty: stdout's RING_WARM, stderr's nothing. */
-static size_t ring_keep(const struct out *s) { return s->dir == 0 ? RING_WARM : 0; }
+/* What of the ring stays resident while it is empty: stdout's RING_WARM where the ring takes
+ * every copy (`--no-holds`), else nothing (the holds take a burst's). */
+static size_t ring_keep(const struct out *s) { return s->dir == 0 && s->holds_off ? RING_WARM : 0; }
 
 /* How far the ring should be resident: what it keeps while it is empty, and while copies come
  * in, ahead of its tail by as much as has come (at most RING_AHEAD): a burst finds its pages
@@ -55,7 +58,7 @@ static ssize_t ring_read(struct out *s, int fd, size_t n) {
     /* Without populate-ahead the read itself made these pages resident: counted, so that the
      * idle ring gives them back (copier_main) all the same. */
     if (at + (size_t)r > s->resident) s->resident = at + (size_t)r;
-    if (s->ring_tail == LOAD_U64(s->ring_head)) STORE_U64(s->copy_first_at, now_ns());
+    if (copies_waiting(s) == 0) STORE_U64(s->copy_first_at, now_ns());
     STORE_U64(s->ring_tail, s->ring_tail + (uint64_t)r);
   }
   return r;
@@ -75,12 +78,28 @@ static int ring_drain_o(struct out *s, size_t max) {
   }
 }
 
-/* O is full (the copier is behind): P's head copied into the ring here, after what O holds.
- * Returns the bytes copied (0: no room, the load goes uncopied). */
+/* Whether the copies go to the ring now (under ring_mu): the holds took no more, or there are
+ * none. */
+static int ringing(const struct out *s) { return s->to_ring || s->holds_off; }
+
+/* What O holds (at most `max`) into the holds, or into the ring once they take no more
+ * (to_ring); under ring_mu; returns as ring_drain_o. */
+static int store_drain_o(struct out *s, size_t max) {
+  if (!ringing(s)) {
+    int r = hold_drain_o(s, max);
+    if (r != 0) return r;
+  }
+  return ring_drain_o(s, max);
+}
+
+/* O is full (the copier is behind): P's head into the holds or the ring here, after what O
+ * holds. Returns the bytes copied (0: no room, the load goes uncopied). */
 size_t ring_copy_here(struct out *s) {
   size_t got = 0;
   pthread_mutex_lock(&s->ring_mu);
-  if (ring_drain_o(s, RING_MAX) == 1 && ring_room(s) >= s->in_p) {
+  int o_empty = store_drain_o(s, RING_MAX) == 1;
+  if (o_empty && !ringing(s)) got = hold_tee(s);
+  if (o_empty && ringing(s) && ring_room(s) >= s->in_p) {
     ssize_t n = tee(s->p[0], s->scratch[1], s->in_p, SPLICE_F_NONBLOCK);
     while (n > 0 && got < (size_t)n) {
       ssize_t r = ring_read(s, s->scratch[0], (size_t)n - got);
@@ -92,11 +111,24 @@ size_t ring_copy_here(struct out *s) {
   return got;
 }
 
+/* While a burst's copies are held (HOLD_MIN_BYTES waiting) and the holds take them: P's head
+ * into the holds on the relay's thread, after what O has (a tee: no byte copied), rather than
+ * into O, which would wake the copier for each load only to move it. Returns the bytes tee'd
+ * (0: not here, O as usual). */
+size_t hold_here(struct out *s) {
+  size_t got = 0;
+  if (copies_waiting(s) < HOLD_MIN_BYTES) return 0;
+  pthread_mutex_lock(&s->ring_mu);
+  if (!ringing(s) && store_drain_o(s, RING_MAX) == 1 && !ringing(s)) got = hold_tee(s);
+  pthread_mutex_unlock(&s->ring_mu);
+  return got;
+}
+
 /* Whether the copies in the ring go to the tap now: at the stream's end, at abandon, a batch of
  * few, or a burst's once the host's path has been still for QUIET_NS, or when holding them
  * longer would cost: the oldest waited HOLD_MAX_NS, or the ring is nearly full. */
 static int deliver_due(struct out *s, int eof, uint64_t t) {
-  uint64_t waiting = LOAD_U64(s->ring_tail) - s->ring_head;
+  uint64_t waiting = copies_waiting(s);
   if (waiting == 0) return 0;
   if (eof || __atomic_load_n(&abandoning, __ATOMIC_ACQUIRE) || waiting >= RING_MAX / 8 * 7) return 1;
   /* Both are set by the other threads, maybe after `t` was read. */
@@ -141,9 +173,12 @@ void *copier_main(void *arg) {
     int gone = __atomic_load_n(&s->obs_gone, __ATOMIC_ACQUIRE);
     if (slow_copier) usleep(1000);
     pthread_mutex_lock(&s->ring_mu);
-    if (!eof && ring_drain_o(s, slow_copier ? LOAD : RING_MAX) < 0) eof = 1;
+    if (!eof && store_drain_o(s, slow_copier ? LOAD : RING_MAX) < 0) eof = 1;
     uint64_t tail = s->ring_tail;
-    if (gone) STORE_U64(s->ring_head, tail); /* nobody to take them */
+    if (gone) { /* nobody to take them */
+      STORE_U64(s->ring_head, tail);
+      hold_drop(s);
+    }
     if (tail == s->ring_head && tail > 0) {
       /* Empty: start over at the first byte, whose pages are resident. */
       STORE_U64(s->ring_head, 0);
@@ -158,11 +193,24 @@ void *copier_main(void *arg) {
       s->resident = keep;
     }
     int room = ring_room(s) > 0;
+    /* Both empty: the next copies go to the holds again. */
+    uint64_t held = LOAD_U64(s->held);
+    int holding = held > 0 || s->hold_n > 1;
+    if (held == 0 && tail == s->ring_head) s->to_ring = 0;
     /* Read here, under ring_mu: the relay's thread may be making pages resident (ring_read). */
     int to_give_back = s->resident > keep;
     pthread_mutex_unlock(&s->ring_mu);
     int due = !gone && deliver_due(s, eof, t);
-    if (due) {
+    if (holding && (due || held == 0)) {
+      /* The holds' copies first: older than any in the ring (and holds left empty closed). */
+      ssize_t w = hold_send(s, s->obs);
+      if (w > 0) continue;
+      if (w < 0 && errno != EAGAIN && errno != EINTR) {
+        __atomic_store_n(&s->obs_gone, 1, __ATOMIC_RELEASE); /* the tap stopped observing */
+        continue;
+      }
+      if (w == 0) continue; /* all sent and closed: the ring's next */
+    } else if (due) {
       size_t at = (size_t)(s->ring_head % RING_MAX);
       size_t k = (size_t)(tail - s->ring_head);
       if (k > RING_MAX - at) k = RING_MAX - at;
@@ -177,7 +225,10 @@ void *copier_main(void *arg) {
         continue;
       }
     }
-    if (eof && tail == s->ring_head) {
+    if (eof && tail == s->ring_head && !holding) {
+      pthread_mutex_lock(&s->ring_mu);
+      hold_drop(s);
+      pthread_mutex_unlock(&s->ring_mu);
       __atomic_store_n(&s->copier_done, 1, __ATOMIC_RELEASE);
       return NULL;
     }
@@ -185,10 +236,11 @@ void *copier_main(void *arg) {
     if (!eof && !gone) {
       pthread_mutex_lock(&s->ring_mu);
       /* A step at a time, O drained in between: a long madvise under ring_mu is a wait for the
-       * relay's thread should O fill meanwhile (ring_copy_here). */
+       * relay's thread should O fill meanwhile (ring_copy_here). Only while the ring takes the
+       * copies: the holds need no pages. */
       size_t want = ring_want(s, s->ring_tail);
       if (want > s->resident + POPULATE_STEP) want = s->resident + POPULATE_STEP;
-      int did = ring_populate(s, want);
+      int did = ringing(s) && ring_populate(s, want);
       pthread_mutex_unlock(&s->ring_mu);
       if (did) continue;
     }
@@ -199,7 +251,7 @@ void *copier_main(void *arg) {
     int wait_ms = -1;
     /* Held: look again, a few times a hold rather than at every message (a wake-up of this
      * thread inside the host's round trips is what its p99 would pay). */
-    if (tail != s->ring_head && !due) wait_ms = HOLD_LOOK_MS;
+    if ((tail != s->ring_head || holding) && !due) wait_ms = HOLD_LOOK_MS;
     else if (to_give_back) wait_ms = (int)(RING_KEEP_NS / 1000000);
     /* Else it waits on O, or on the tap's socket: a full ring is due, and with the tap gone
      * nothing is held. */

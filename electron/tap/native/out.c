@@ -26,6 +26,7 @@ void out_init(struct out *s, int dir, int src, int dst, int obs) {
   void *m = mmap(NULL, RING_MAX, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
                  -1, 0);
   s->ring = m == MAP_FAILED ? NULL : m;
+  hold_init(s); /* none without a ring: copier_unringed */
   pthread_mutex_init(&s->ring_mu, NULL);
   if (pthread_create(&s->copier, NULL, copier_main, s) != 0) fail("pthread_create");
 }
@@ -138,7 +139,8 @@ int out_step(struct out *s) {
    * could not be queued (an uncopied piece's can: it merges with the one before). */
   if (s->in_p > 0 && s->teed == 0 && !__atomic_load_n(&s->obs_gone, __ATOMIC_ACQUIRE) &&
       cq_room(MARK_BYTES)) {
-    ssize_t n = tee(s->p[0], s->o[1], s->in_p, SPLICE_F_NONBLOCK);
+    ssize_t n = (ssize_t)hold_here(s);
+    if (n == 0) n = tee(s->p[0], s->o[1], s->in_p, SPLICE_F_NONBLOCK);
     if (n > 0) s->teed = (size_t)n;
     else s->teed = ring_copy_here(s);
   }

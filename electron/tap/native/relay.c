@@ -17,11 +17,15 @@
  *
  * Server -> host (stdout, and stderr the same way): splice the server's socket into a pipe P
  * (one 64 KiB load at a time), tee P's head into the copies' pipe O, splice P into the host's fd.
- * A copier thread per stream moves O into a ring and hands the ring to the tap only once the
- * host's path is still (deliver_due): the tap reads a large answer's copies after it reached the
- * host, not while it competes with it for the CPU. Should the copier fall behind (O full), this
- * thread copies the load into the ring itself, after what O holds; past the ring's bound a load
- * goes uncopied (a gap): observing never waits. While the host does not take
+ * A copier thread per stream moves O's buffers into holds (hold.c: pipes, so a copy stays a
+ * reference to the server's own page, never copied while the answer goes by) or, past the
+ * holds' bounds, into a ring, and hands them to the tap only once the host's path is still
+ * (deliver_due): the tap reads a large answer's copies after it reached the host, not while it
+ * competes with it for the CPU. The records that describe them wait with them (cq_due). While a
+ * burst is held, this thread tees P's head into the holds itself (hold_here) rather than waking
+ * the copier for each load; should the copier fall behind (O full), this thread puts the load
+ * into the holds or the ring itself, after what O holds; past RING_MAX waiting a load goes
+ * uncopied (a gap): observing never waits. While the host does not take
  * P, the server is not read: it blocks in write() as it would without the tap, and the tap holds
  * nothing but P. Each piece the host took is described on fd 6 by a mark (offset, length, copied
  * or not, when it was read from the server, when the host's pipe took it). A host's fd that
@@ -33,10 +37,11 @@
  * SIGQUIT, SIGUSR1 and SIGUSR2 are ignored: the tap forwards the host's signals to the server,
  * and this process ends when the server's output has ended and reached the host and its stdin
  * is closed (by either side), or the server is gone (the tap says abandon: what its pipes held
- * then is delivered first), or with the tap (PR_SET_PDEATHSIG). Memory: fixed buffers, a ring per
- * stream under RING_MAX (its pages made resident ahead of the copies, given back but RING_WARM once
- * it has been empty for 5 s), and the control queue under CTRL_MAX (past it, no copies, and
- * uncopied pieces are told as one).
+ * then is delivered first), or with the tap (PR_SET_PDEATHSIG). Memory: fixed buffers, the copies
+ * waiting under RING_MAX a stream, in holds (at most HOLD_PIPES pipes, closed once empty; their
+ * pages are the server's, kernel memory, not this process's) and a ring (its pages made resident
+ * ahead of the copies it takes, given back once it has been empty for 5 s), and the control
+ * queue under CTRL_MAX (past it, no copies, and uncopied pieces are told as one).
  */
 #include "relay.h"
 
@@ -79,6 +84,9 @@ int devnull = -1;
  * MADV_POPULATE_WRITE (before Linux 5.14 madvise says EINVAL), the ring's pages come as the
  * copies touch them. */
 int slow_copier, no_populate;
+/* Tests only: `--no-holds`: the copies go to the ring alone, as before there were holds
+ * (hold.c); `--hold-pipes N`: at most N holds a stream, so that the ring takes the rest. */
+int no_holds, hold_pipes;
 
 
 static void nonblock(int fd) {
@@ -109,6 +117,8 @@ int main(int argc, char **argv) {
   for (int i = 1; i < argc; i++) {
     if (strcmp(argv[i], "--slow-copier") == 0) slow_copier = 1;
     else if (strcmp(argv[i], "--no-populate") == 0) no_populate = 1;
+    else if (strcmp(argv[i], "--no-holds") == 0) no_holds = 1;
+    else if (strcmp(argv[i], "--hold-pipes") == 0 && i + 1 < argc) hold_pipes = atoi(argv[++i]);
     else if (strcmp(argv[i], "--yield-to-host") == 0 && i + 1 < argc)
       yield_pid = (pid_t)atol(argv[++i]);
   }

@@ -1,7 +1,8 @@
 /*
  * pipescope-relay's parts (relay.c says what it is): the wire's numbers, the bounds, the state of
  * one stream (struct out), and what one part uses of another. relay.c: start, the loop, the end;
- * out.c: server -> host; copier.c: the copies' ring and its thread; stdin.c: host -> server;
+ * out.c: server -> host; copier.c: the copies' thread and its ring; hold.c: the pipes that hold
+ * copies without copying them; stdin.c: host -> server;
  * control.c: records to the tap, its commands, the relay's state.
  */
 #ifndef PIPESCOPE_RELAY_H
@@ -68,6 +69,14 @@ enum { C_INJECT = 1, C_ABANDON = 2, C_YIELD = 3 };
 #define HOLD_MAX_NS 250000000ull
 #define SEND_MAX (256 * 1024)
 #define HOLD_LOOK_MS 5
+/* The pipes that hold a stream's copies (hold.c): at most HOLD_PIPES of HOLD_PIPE_SIZE each
+ * (6,144 pipe buffers, each a reference to a piece of the server's output: ~14 KiB each
+ * through the tap, so ~84 MiB of a large answer), at least HOLD_MIN_FILL in a full one, else
+ * the ring. */
+#define HOLD_PIPES 24
+#define HOLD_PIPE_SIZE (1024 * 1024)
+#define HOLD_MIN_FILL (256 * 1024)
+#define HOLD_IDLE_SIZE (64 * 1024)
 
 
 #define LOAD_U64(x) __atomic_load_n(&(x), __ATOMIC_ACQUIRE)
@@ -113,6 +122,15 @@ struct out {
   /* Uncopied pieces while the control queue is past its bound, one mark once there is room. */
   uint64_t gap_off, gap_n, gap_read, gap_taken;
   int gap_flags;
+  /* The copies held in pipes (hold.c), before any in the ring: the read ends oldest first
+   * (hold_first, hold_n of them: one at least, while holds_off is not set), the newest's write
+   * end and size (hold_w, hold_size), the bytes they hold (held: added under ring_mu, taken by
+   * the copier). to_ring: the copies go to the ring (the holds were refused or full) until both
+   * are empty; holds_off: always (`--no-holds`, no pipe at the start, or the stream's copies
+   * are over). All under ring_mu but held. */
+  int hold_r[HOLD_PIPES];
+  int hold_w, hold_size, hold_first, hold_n, to_ring, holds_off;
+  uint64_t held;
 };
 
 
@@ -128,7 +146,7 @@ struct inject {
 /* relay.c */
 extern struct out outs[2];
 extern int abandoning, devnull, host_shared;
-extern int slow_copier, no_populate;
+extern int slow_copier, no_populate, no_holds, hold_pipes;
 uint64_t now_ns(void);
 void fail(const char *what);
 void host_restore(int fd);
@@ -161,6 +179,15 @@ int copies_ending(void);
 extern uint64_t host_moved_at;
 void *copier_main(void *arg);
 size_t ring_copy_here(struct out *s);
+size_t hold_here(struct out *s);
+
+/* hold.c */
+uint64_t copies_waiting(struct out *s);
+void hold_init(struct out *s);
+int hold_drain_o(struct out *s, size_t max);
+size_t hold_tee(struct out *s);
+ssize_t hold_send(struct out *s, int to);
+void hold_drop(struct out *s);
 
 /* stdin.c */
 extern size_t in_len, in_off;
