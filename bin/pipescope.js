@@ -9,6 +9,14 @@ if (!existsSync(fileURLToPath(entry))) {
   process.exit(2);
 }
 const argv = process.argv.slice(2);
+// Started by `pipescope-relay node` (the command `tap install` writes on Linux): the host's
+// NODE_EXTRA_CA_CERTS was kept from this Node's start (it parses the bundle before any script
+// runs), and goes back into the environment here, which the server inherits as the host gave it.
+const FRONT_CA = 'PIPESCOPE_TAP_FRONT_CA';
+if (process.env[FRONT_CA] !== undefined && process.env.NODE_EXTRA_CA_CERTS === undefined) {
+  process.env.NODE_EXTRA_CA_CERTS = process.env[FRONT_CA];
+  delete process.env[FRONT_CA];
+}
 // `pipescope tap -- <command>` starts every server of a host that uses it: it loads the relay
 // alone, not the whole CLI (electron/tap/main.ts).
 if (

@@ -137,6 +137,14 @@ const LAYERS: Layer[] = [
     why: 'paths.ts only knows where built files are',
   },
   {
+    name: 'native-binary',
+    owns: 'electron/native-binary.ts',
+    may: [],
+    packages: [],
+    node: true,
+    why: 'whether the built pipescope-relay can start here: read by the tap and by tap install',
+  },
+  {
     name: 'wire',
     owns: 'electron/wire/',
     may: ['shared'],
@@ -179,7 +187,7 @@ const LAYERS: Layer[] = [
   {
     name: 'engine/config',
     owns: 'electron/engine/config/',
-    may: ['shared', 'paths'],
+    may: ['shared', 'paths', 'native-binary'],
     packages: [],
     node: true,
     why: 'config/ reads and edits host config files (tap install asks paths where bin/ is)',
@@ -254,7 +262,7 @@ const LAYERS: Layer[] = [
   {
     name: 'tap',
     owns: 'electron/tap/',
-    may: ['shared', 'wire', 'engine/session', 'engine/trace', 'engine/host'],
+    may: ['shared', 'wire', 'native-binary', 'engine/session', 'engine/trace', 'engine/host'],
     packages: [],
     node: true,
     why: "`pipescope tap`: its relay loads only wire/ (start-up is the host's server's); its observer thread sits on the engine",

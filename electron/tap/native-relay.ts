@@ -17,10 +17,10 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { closeSync, openSync } from 'node:fs';
 import type { Readable, Writable } from 'node:stream';
+import { RELAY_BINARY, relayBinaryUnavailable } from '../native-binary.js';
 import type { ExitInfo } from '../wire/protocol.js';
 import type { FromRelay, RelayToObserver, ToRelay } from '../wire/tap-protocol.js';
 import { HostReadMeter } from './host-read-meter.js';
-import { RELAY_BINARY, relayBinaryUnavailable } from './native-binary.js';
 import {
   abandonCommand,
   injectCommand,

@@ -10,7 +10,7 @@
 import { accessSync, closeSync, constants as fsConstants, openSync, statSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
 import type { Readable } from 'node:stream';
-import { RELAY_BINARY, relayBinaryUnavailable } from './native-binary.js';
+import { RELAY_BINARY, relayBinaryUnavailable } from '../native-binary.js';
 
 const SETPRIV = '/usr/bin/setpriv';
 

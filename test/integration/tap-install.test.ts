@@ -1,8 +1,11 @@
 /**
  * `pipescope tap install` / `uninstall` as a process, on copies of the fixtures of each host's
  * format (test/fixtures/configs/tap/): a backup equal to the original, the stdio entries
- * wrapped in `<node> <bin/pipescope.js> tap … -- <original argv>`, a second install that
- * changes no byte, and an uninstall that gives back the original bytes. Usage errors: exit 2.
+ * wrapped in `<node> <bin/pipescope.js> tap … -- <original argv>` (with the native relay in
+ * front where it is built: `<relay> node <node> <bin> tap …`), a second install that changes no
+ * byte, and an uninstall that gives back the original bytes. Usage errors: exit 2. The wrapped
+ * entry started as a host would: it relays, and the host's NODE_EXTRA_CA_CERTS reaches the
+ * server, not the tap's own Node.
  */
 import { spawn } from 'node:child_process';
 import {
@@ -20,7 +23,15 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { importConfigText } from '../../dist/electron/engine/config/import.js';
+import { RELAY_BINARY, relayBinaryUnavailable } from '../../dist/electron/native-binary.js';
 import { CLI, REPO, runCli, withTimeout } from './helpers.js';
+
+/** What a wrapped entry starts before bin/pipescope.js: the native relay in front where it can
+ *  run here (Linux, built), else Node itself. */
+const START: string[] =
+  relayBinaryUnavailable(RELAY_BINARY) === null
+    ? [RELAY_BINARY, 'node', process.execPath]
+    : [process.execPath];
 
 const FIXTURES = path.join(REPO, 'test/fixtures/configs/tap');
 const work = mkdtempSync(path.join(tmpdir(), 'pipescope-tap-install-'));
@@ -64,14 +75,14 @@ describe.each(FILES)('tap install --config %s', (name, host, wrappedCount) => {
     const made = siblings(file);
     expect(made).toHaveLength(2); // the backup and the manifest
 
-    // As the host reads it: every stdio server now starts `node bin/pipescope.js tap … --`.
+    // As the host reads it: every stdio server now starts `[relay node] node bin/pipescope.js tap … --`.
     const before = importConfigText(original.toString('utf8'), 'auto', file);
     const after = importConfigText(installed.toString('utf8'), 'auto', file);
     expect(after.servers).toHaveLength(before.servers.length);
     for (const [k, s] of after.servers.entries()) {
       const was = before.servers[k];
       expect([s.command, ...s.args]).toEqual([
-        process.execPath,
+        ...START,
         CLI,
         'tap',
         '--name',
@@ -126,7 +137,11 @@ describe('tap install options and errors', () => {
     );
     const value = JSON.parse(readFileSync(file, 'utf8'));
     expect(value.mcpServers.filesystem.command).toBe('npx');
-    expect(value.mcpServers.github.args.slice(0, 2)).toEqual([CLI, 'tap']);
+    expect(value.mcpServers.github.command).toBe(START[0]);
+    expect(value.mcpServers.github.args.slice(START.length - 1, START.length + 1)).toEqual([
+      CLI,
+      'tap',
+    ]);
   });
 
   it('refuses an unknown server, listing those present, and changes nothing (exit 2)', async () => {
@@ -174,8 +189,8 @@ describe('the wrapped entry, when a host starts it', () => {
 
   it('runs this checkout’s `pipescope tap` on the original argv', async () => {
     const entry = await wrappedEcho();
-    expect(entry.command).toBe(process.execPath);
-    expect(entry.args).toEqual([
+    expect([entry.command, ...entry.args]).toEqual([
+      ...START,
       CLI,
       'tap',
       '--name',
@@ -212,4 +227,64 @@ describe('the wrapped entry, when a host starts it', () => {
     expect(out).toBe(line);
     expect(code).toBe(0);
   });
+
+  it.runIf(START.length > 1)(
+    "the host's NODE_EXTRA_CA_CERTS reaches the server as it was, and not the tap's own Node",
+    async () => {
+      // Node reads that bundle before any script runs (~45 ms where it is set): the relay in
+      // front keeps it from the tap's Node and bin/pipescope.js gives it back for the server.
+      const report = `const e = process.env; process.stdout.write(JSON.stringify({ ca: e.NODE_EXTRA_CA_CERTS ?? null, front: e.PIPESCOPE_TAP_FRONT_CA ?? null, canary: e.TAP_CANARY ?? null }) + '\\n'); process.stdin.resume(); process.stdin.on('end', () => process.exit(0));`;
+      writeFileSync(
+        file,
+        JSON.stringify({
+          mcpServers: { env: { command: process.execPath, args: ['-e', report] } },
+        }),
+      );
+      const r = await runCli(['tap', 'install', '--config', file]);
+      expect(r.code, r.stderr).toBe(0);
+      const entry = JSON.parse(readFileSync(file, 'utf8')).mcpServers.env;
+      const dir = mkdtempSync(path.join(tmpdir(), 'tap-front-'));
+      try {
+        for (const ca of [path.join(dir, 'no such bundle.pem'), '', null]) {
+          const env: NodeJS.ProcessEnv = {
+            ...process.env,
+            TAP_CANARY: 'c-1',
+            PIPESCOPE_TRACE_DIR: dir,
+          };
+          delete env.NODE_EXTRA_CA_CERTS;
+          delete env.PIPESCOPE_TAP_FRONT_CA;
+          if (ca !== null) env.NODE_EXTRA_CA_CERTS = ca;
+          const child = spawn(entry.command, entry.args, { stdio: 'pipe', env });
+          let out = '';
+          child.stdout.setEncoding('utf8').on('data', (s: string) => {
+            out += s;
+          });
+          await withTimeout(
+            new Promise<void>((ok) => child.stdout.on('data', () => out.includes('\n') && ok())),
+            15_000,
+            "the server's report",
+          );
+          // The tap is the pid the host started (the relay exec'd Node in it).
+          const tapEnv = readFileSync(`/proc/${child.pid}/environ`, 'utf8').split('\0');
+          child.stdin.end();
+          const code = await withTimeout(
+            new Promise<number | null>((ok) => child.once('exit', ok)),
+            15_000,
+            'the tapped server to exit',
+          );
+          expect(code).toBe(0);
+          expect(JSON.parse(out), `NODE_EXTRA_CA_CERTS ${JSON.stringify(ca)}`).toEqual({
+            ca,
+            front: null,
+            canary: 'c-1',
+          });
+          expect(tapEnv.some((kv) => kv.startsWith('NODE_EXTRA_CA_CERTS='))).toBe(false);
+          expect(tapEnv.includes(`PIPESCOPE_TAP_FRONT_CA=${ca}`)).toBe(ca !== null);
+        }
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    },
+    60_000,
+  );
 });

@@ -30,6 +30,32 @@ describe('the tap argv', () => {
     }
   });
 
+  it('with the native relay in front, starts it first, and still reads the entry back', () => {
+    const front = { ...LAUNCHER, front: '/opt/pipescope/dist/electron/tap/pipescope-relay' };
+    const original = { command: 'uvx', args: ['mcp-server-git', '--', 'tap'] };
+    const wrapped = wrapArgv(front, 'git', 'Claude Desktop', original);
+    expect(wrapped).toEqual({
+      command: front.front,
+      args: [
+        'node',
+        LAUNCHER.node,
+        LAUNCHER.bin,
+        'tap',
+        '--name',
+        'git',
+        '--host',
+        'Claude Desktop',
+        '--',
+        'uvx',
+        'mcp-server-git',
+        '--',
+        'tap',
+      ],
+    });
+    expect(tapIndex(wrapped.command, wrapped.args)).toBe(3); // never wrapped twice
+    expect(unwrapArgv(wrapped.command, wrapped.args)).toEqual(original);
+  });
+
   it('recognises pipescope tap run by hand, by npx or on Windows, and nothing else', () => {
     expect(tapIndex('pipescope', ['tap', '--', 'x'])).toBe(0);
     expect(tapIndex('C:\\bin\\pipescope.cmd', ['tap', '--', 'x'])).toBe(0);

@@ -9,6 +9,12 @@
 export interface TapLauncher {
   node: string;
   bin: string;
+  /**
+   * The native relay, absolute, where it is built (Linux): the entry starts it, and it starts
+   * Node (`pipescope-relay node <node> <bin> tap ...`) with the host's NODE_EXTRA_CA_CERTS kept
+   * from the tap's own start-up (native/relay.c exec_node): ~45 ms less before the server starts.
+   */
+  front?: string;
 }
 
 export interface Argv {
@@ -17,14 +23,16 @@ export interface Argv {
 }
 
 /**
- * The wrapped entry: `<node> <bin> tap --name <name> --host <host> -- <command> <args...>`.
- * The tap reads `--name` and `--host` to label the live session; everything after `--` is the
- * server's own argv, untouched.
+ * The wrapped entry: `<node> <bin> tap --name <name> --host <host> -- <command> <args...>`, or
+ * with a front, `<front> node <node> <bin> tap ...`. The tap reads `--name` and `--host` to
+ * label the live session; everything after `--` is the server's own argv, untouched.
  */
 export function wrapArgv(launcher: TapLauncher, name: string, host: string, original: Argv): Argv {
+  const start = launcher.front ? ['node', launcher.node] : [];
   return {
-    command: launcher.node,
+    command: launcher.front ?? launcher.node,
     args: [
+      ...start,
       launcher.bin,
       'tap',
       '--name',

@@ -18,6 +18,7 @@ import { copyFile, type FileHandle, open, readFile, realpath, rename, rm } from 
 import path from 'node:path';
 import type { ConfigFormat } from '../../../shared/host-api.js';
 import type { TapResult } from '../../../shared/tap-config.js';
+import { RELAY_BINARY, relayBinaryUnavailable } from '../../native-binary.js';
 import { builtPaths } from '../../paths.js';
 import { MAX_CONFIG_BYTES } from './discovery.js';
 import { isObject } from './import-entry.js';
@@ -55,9 +56,15 @@ export type TapUninstallResult = TapResult & { action: 'uninstall' };
 
 const MANIFEST_FORMAT = 'pipescope-tap-manifest';
 
-/** `process.execPath` and bin/pipescope.js. Under Electron, execPath is Electron: pass a launcher. */
+/**
+ * `process.execPath` and bin/pipescope.js, and on Linux the native relay in front where it is
+ * built (TapLauncher.front). Under Electron, execPath is Electron: pass a launcher.
+ */
 export function defaultTapLauncher(): TapLauncher {
-  return { node: process.execPath, bin: builtPaths.cliBin() };
+  const launcher: TapLauncher = { node: process.execPath, bin: builtPaths.cliBin() };
+  // Only one that can start here: the host would start every tapped server through it.
+  if (relayBinaryUnavailable(RELAY_BINARY) === null) launcher.front = RELAY_BINARY;
+  return launcher;
 }
 
 /** A result's fields before anything is written (backup, restart: none yet). */
@@ -90,7 +97,11 @@ export function manifestPathOf(config: string): string {
 
 export async function tapInstall(opts: TapInstallOptions): Promise<TapInstallResult> {
   const launcher = opts.launcher ?? defaultTapLauncher();
-  if (!path.isAbsolute(launcher.node) || !path.isAbsolute(launcher.bin)) {
+  if (
+    !path.isAbsolute(launcher.node) ||
+    !path.isAbsolute(launcher.bin) ||
+    (launcher.front !== undefined && !path.isAbsolute(launcher.front))
+  ) {
     throw new TapConfigError('the tap launcher needs absolute paths (node and bin/pipescope.js)');
   }
   await readFile(launcher.bin).catch(() => {

@@ -111,9 +111,32 @@ static int exec_server(char **argv) {
   _exit(e == ENOENT ? 127 : 126);
 }
 
+/* The variable that carries the host's NODE_EXTRA_CA_CERTS past the tap's own Node (exec_node);
+ * bin/pipescope.js puts it back. Keep in step with bin/pipescope.js. */
+#define FRONT_CA "PIPESCOPE_TAP_FRONT_CA"
+
+/* `pipescope-relay node <node> <bin/pipescope.js> tap ...`: the command `tap install` writes in
+ * a host's config on Linux. Node reads and parses the CA bundle NODE_EXTRA_CA_CERTS names
+ * before any script runs (~45 ms here), and the server waits for the tap to start: the tap's own
+ * Node needs none (it makes no TLS connection), so the variable moves to FRONT_CA, and the tap
+ * puts it back before it starts the server (bin/pipescope.js), whose environment is the host's
+ * exactly. Then Node is exec'd in this process (the pid the host started). A host environment
+ * that has FRONT_CA already is left as it is. */
+static int exec_node(char **argv) {
+  const char *ca = getenv("NODE_EXTRA_CA_CERTS");
+  if (ca && !getenv(FRONT_CA) && setenv(FRONT_CA, ca, 1) == 0) unsetenv("NODE_EXTRA_CA_CERTS");
+  execv(argv[2], &argv[2]);
+  int e = errno;
+  char msg[512];
+  int n = snprintf(msg, sizeof msg, "pipescope tap: cannot start %s: %s\n", argv[2], strerror(e));
+  if (n > 0 && write(HOST_ERR, msg, (size_t)n) < 0) { /* nothing left to tell */ }
+  _exit(e == ENOENT ? 127 : 126);
+}
+
 int main(int argc, char **argv) {
   if (argc >= 5 && strcmp(argv[1], "exec") == 0 && strcmp(argv[3], "--") == 0)
     return exec_server(argv);
+  if (argc >= 3 && strcmp(argv[1], "node") == 0) return exec_node(argv);
   for (int i = 1; i < argc; i++) {
     if (strcmp(argv[i], "--slow-copier") == 0) slow_copier = 1;
     else if (strcmp(argv[i], "--no-populate") == 0) no_populate = 1;

@@ -2,13 +2,14 @@
  * Whether a built pipescope-relay can start on this system, read from its ELF header (no
  * process: the tap's start-up is the server's). A dist/ built on one system and copied to another
  * (a glibc build stage, a musl runtime; another machine) holds a binary whose exec fails: the tap
- * would lose every session to it, where its JavaScript relay works.
+ * would lose every session to it, where its JavaScript relay works; and `tap install` would
+ * write a host config whose every server fails to start (the relay starts the tap there).
  */
 import { accessSync, closeSync, constants, existsSync, openSync, readSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
-/** The built relay (scripts/build-native.mjs), beside this module in dist/. */
-export const RELAY_BINARY = fileURLToPath(new URL('./pipescope-relay', import.meta.url));
+/** The built relay (scripts/build-native.mjs), in dist/electron/tap/. */
+export const RELAY_BINARY = fileURLToPath(new URL('./tap/pipescope-relay', import.meta.url));
 
 /** Why `binary` cannot run here (null: it can): Linux only, built, and able to start. */
 export function relayBinaryUnavailable(binary = RELAY_BINARY): string | null {
