@@ -14,6 +14,8 @@ import { defaultTapLauncher, TapConfigError } from '../config/tap-install.js';
 export interface AppTapLauncher {
   node: string;
   bin: string;
+  /** The native relay that starts the tap's Node, where it runs (TapLauncher.front). */
+  front?: string;
   /** Why this Node, when it is not the one running Pipescope. */
   note: string | null;
 }
@@ -93,6 +95,7 @@ export async function appTapLauncher(env: LauncherEnv = {}): Promise<AppTapLaunc
   return {
     node: found,
     bin: base.bin,
+    ...(base.front ? { front: base.front } : {}),
     note: `The app runs on Electron, which a host would start as the app, so the tapped entries run the node on PATH: ${found} (${version}).`,
   };
 }

@@ -64,7 +64,7 @@ export function registerConfigHandlers(on: HandlerRegistry, o: ConfigHandlerOpti
       const r = await tapInstall({
         config: p.path,
         servers: p.servers,
-        launcher: { node: l.node, bin: l.bin },
+        launcher: { node: l.node, bin: l.bin, ...(l.front ? { front: l.front } : {}) },
         dryRun: p.dryRun,
       });
       return withLauncher(r, l);
