@@ -200,7 +200,8 @@ function noteServers(pid) {
 function watchMemory(child, { poll = true } = {}) {
   const pid = child.pid;
   const cmdline = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
-  if (!/pipescope\.js|--relay-(only|stub|pipe|native)/.test(cmdline))
+  // Empty while the relay in front (tap-front) execs Node in that pid.
+  if (cmdline !== '' && !/pipescope\.js|--relay-(only|stub|pipe|native)/.test(cmdline))
     throw new Error(`pid ${pid} is not the tap: ${cmdline}`);
   // The native relay is a process of its own, watched apart: a burst's copies wait there in
   // pipes (the server's own pages, kernel memory that no RSS shows), past them in its ring.
