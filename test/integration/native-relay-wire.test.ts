@@ -59,6 +59,19 @@ function checkPieces(pieces: Piece[]): { observed: number; gaps: number; total: 
   return { observed, gaps, total: offset };
 }
 
+/** The host's stdin ended, the relay's run to its end: the host got `size` bytes of the
+ *  offset records, and the tap every copy, in order, with no gap. */
+async function expectWholeAnswer(r: RelayRun, size: number): Promise<void> {
+  const host = readHost(r);
+  r.hostIn?.end();
+  expect((await r.exited)[0]).toBe(0);
+  expect(host.got()).toBe(size);
+  expect(host.bad()).toBe(0);
+  const { observed, gaps, total } = checkPieces(r.pieces[0]);
+  expect([total, gaps, observed]).toEqual([size, 0, size]);
+  expect(r.records.find((x) => x.type === 'eof' && x.dir === 0)).toMatchObject({ total: size });
+}
+
 /** The host's side: reads everything, counts it, checks it at its offsets in 1 MiB steps. */
 function readHost(r: RelayRun): { got: () => number; bad: () => number } {
   let got = 0;
@@ -151,17 +164,7 @@ describe.runIf(native)('the native relay, driven directly', () => {
       // may be lost or reordered on the way (O, the holds, the ring after them, the relay's own
       // thread when O is full).
       const size = 48 * MiB;
-      const r = start(offsetServer(size), { relayArgs });
-      const host = readHost(r);
-      r.hostIn?.end();
-      expect((await r.exited)[0]).toBe(0);
-      expect(host.got()).toBe(size);
-      expect(host.bad()).toBe(0);
-      const { observed, gaps, total } = checkPieces(r.pieces[0]);
-      expect(total).toBe(size);
-      expect(gaps).toBe(0);
-      expect(observed).toBe(size);
-      expect(r.records.find((x) => x.type === 'eof' && x.dir === 0)).toMatchObject({ total: size });
+      await expectWholeAnswer(start(offsetServer(size), { relayArgs }), size);
     },
     60_000,
   );
@@ -180,14 +183,7 @@ describe.runIf(native)('the native relay, driven directly', () => {
          for (;;) { try { fs.writeSync(1, s + '\\n'); break; } catch (e) { if (e.code !== 'EAGAIN') throw e; } }
        }`,
     ];
-    const r = start(server);
-    const host = readHost(r);
-    r.hostIn?.end();
-    expect((await r.exited)[0]).toBe(0);
-    expect(host.got()).toBe(size);
-    expect(host.bad()).toBe(0);
-    const { observed, gaps, total } = checkPieces(r.pieces[0]);
-    expect([total, gaps, observed]).toEqual([size, 0, size]);
+    await expectWholeAnswer(start(server), size);
   }, 60_000);
 
   it('a tap that does not take its copies: the host still gets every byte, the relay holds at most its ring', async () => {

@@ -99,16 +99,22 @@ static void nonblock(int fd) {
  * does not check: a tap killed between the fork and its prctl left the server an orphan), then
  * the server exec'd in this process (the same pid, argv, environment and cwd; the death signal
  * survives the exec). Before anything else in main: dispositions the relay changes survive an exec. */
+/* After a failed exec of `what`: said on stderr, and the shell's code (127: not found). */
+static void exec_failed(const char *what) {
+  int e = errno;
+  char msg[512];
+  int n = snprintf(msg, sizeof msg, "pipescope tap: cannot start %s: %s\n", what, strerror(e));
+  if (n > 0 && write(HOST_ERR, msg, (size_t)n) < 0) { /* nothing left to tell */ }
+  _exit(e == ENOENT ? 127 : 126);
+}
+
 static int exec_server(char **argv) {
   pid_t tap = (pid_t)atol(argv[2]);
   prctl(PR_SET_PDEATHSIG, SIGKILL);
   if (getppid() != tap) _exit(137); /* the tap is gone: as its SIGKILL would have ended us */
   execvp(argv[4], &argv[4]);
-  int e = errno;
-  char msg[512];
-  int n = snprintf(msg, sizeof msg, "pipescope tap: cannot start %s: %s\n", argv[4], strerror(e));
-  if (n > 0 && write(HOST_ERR, msg, (size_t)n) < 0) { /* nothing left to tell */ }
-  _exit(e == ENOENT ? 127 : 126);
+  exec_failed(argv[4]);
+  return 126;
 }
 
 /* The variable that carries the host's NODE_EXTRA_CA_CERTS past the tap's own Node (exec_node);
@@ -126,11 +132,8 @@ static int exec_node(char **argv) {
   const char *ca = getenv("NODE_EXTRA_CA_CERTS");
   if (ca && !getenv(FRONT_CA) && setenv(FRONT_CA, ca, 1) == 0) unsetenv("NODE_EXTRA_CA_CERTS");
   execv(argv[2], &argv[2]);
-  int e = errno;
-  char msg[512];
-  int n = snprintf(msg, sizeof msg, "pipescope tap: cannot start %s: %s\n", argv[2], strerror(e));
-  if (n > 0 && write(HOST_ERR, msg, (size_t)n) < 0) { /* nothing left to tell */ }
-  _exit(e == ENOENT ? 127 : 126);
+  exec_failed(argv[2]);
+  return 126;
 }
 
 int main(int argc, char **argv) {
