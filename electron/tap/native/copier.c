@@ -193,10 +193,11 @@ void *copier_main(void *arg) {
       s->resident = keep;
     }
     int room = ring_room(s) > 0;
-    /* Both empty: the next copies go to the holds again. */
+    /* Both empty: the next copies go to the holds again; the one hold left, small again. */
     uint64_t held = LOAD_U64(s->held);
     int holding = held > 0 || s->hold_n > 1;
     if (held == 0 && tail == s->ring_head) s->to_ring = 0;
+    hold_idle(s);
     /* Read here, under ring_mu: the relay's thread may be making pages resident (ring_read). */
     int to_give_back = s->resident > keep;
     pthread_mutex_unlock(&s->ring_mu);

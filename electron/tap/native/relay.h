@@ -187,6 +187,7 @@ void hold_init(struct out *s);
 int hold_drain_o(struct out *s, size_t max);
 size_t hold_tee(struct out *s);
 ssize_t hold_send(struct out *s, int to);
+void hold_idle(struct out *s);
 void hold_drop(struct out *s);
 
 /* stdin.c */
