@@ -21,8 +21,12 @@
  */
 #include "relay.h"
 
+/* The copies waiting, in the holds and the ring; read outside ring_mu too (the relay's thread:
+ * hold_here, cq_due). The head first, as the copier starts the ring over tail first
+ * (copier_main): a read across that reset is 0, never the old tail, nor 2^64 less than 0. */
 uint64_t copies_waiting(struct out *s) {
-  return LOAD_U64(s->held) + (LOAD_U64(s->ring_tail) - LOAD_U64(s->ring_head));
+  uint64_t head = LOAD_U64(s->ring_head), tail = LOAD_U64(s->ring_tail);
+  return LOAD_U64(s->held) + (tail > head ? tail - head : 0);
 }
 
 /* Under ring_mu. */
@@ -89,7 +93,7 @@ int hold_drain_o(struct out *s, size_t max) {
     }
     if (n == 0) return -1;
     if (errno == EINTR) continue;
-    if (errno != EAGAIN) return -1;
+    if (errno != EAGAIN) break; /* the hold refused it: the ring takes O, which has not ended */
     int q = 0;
     if (ioctl(s->o[0], FIONREAD, &q) == 0 && q == 0) return 1;
     if (!hold_more(s)) break; /* the newest is full */
