@@ -3,12 +3,14 @@
  * the tap's copies socket) on their own wire, this test being host and tap
  * (test/integration/relay-wire.ts): what the ring costs in memory once it is idle (on kernels
  * with and without MADV_POPULATE_WRITE) and for a small message, that a burst's holds cost no
- * pages and are closed after it, whether a copier sleeps once the tap is gone, and copies where
+ * pages and are closed after it (the last one back to a small pipe: its size measured with
+ * test/integration/pipe-probe.c), whether a copier sleeps once the tap is gone, and copies where
  * the system refuses the ring. Budgets are generous: each failure these catch is a multiple of them.
  */
 import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { MiB, waitFor } from './helpers.js';
+import { pipeCapacity, pipeProbe, removePipeProbe } from './pipe-probe.js';
 import { type RelayRun, relayStarter } from './relay-wire.js';
 import { NATIVE_RELAY, TAP_RELAYS } from './tap-relays.js';
 
@@ -57,6 +59,7 @@ const copied = (r: RelayRun, dir: 0 | 1): number =>
   r.pieces[dir].reduce((n, p) => n + (p.kind === 'bytes' ? p.mark.bytes : 0), 0);
 
 const start = relayStarter();
+afterAll(removePipeProbe);
 
 describe.runIf(native)("the native relay's copiers", () => {
   it.each([
@@ -99,9 +102,9 @@ describe.runIf(native)("the native relay's copiers", () => {
     40_000,
   );
 
-  it('a 32 MiB answer goes through the holds: no ring pages, and the holds closed once it is sent', async () => {
+  it('a 32 MiB answer goes through the holds: no ring pages, and once it is sent the holds closed, the last one small again', async () => {
     // The holds keep references to the server's own pages (hold.c): the relay makes none for the
-    // copies, and an idle stream keeps one small pipe, not the 16 a burst may open.
+    // copies, and an idle stream keeps one small pipe, not the 16 a burst may open, nor a large one.
     const size = 32 * MiB;
     const server = [
       process.execPath,
@@ -118,6 +121,8 @@ describe.runIf(native)("the native relay's copiers", () => {
     await new Promise((ok) => setTimeout(ok, 300));
     const idlePipes = pipesOf(pid);
     const idleRss = rssMiB(pid);
+    const probe = pipeProbe() !== null;
+    const idleCapacity = probe ? pipeCapacity(pid) : 0;
     r.hostIn?.write('go\n');
     let mostPipes = idlePipes;
     let mostRss = idleRss;
@@ -139,6 +144,19 @@ describe.runIf(native)("the native relay's copiers", () => {
       `the relay's RSS ${idleRss} MiB idle, at most ${mostRss}`,
     ).toBeLessThan(8);
     await waitFor(() => pipesOf(pid) === idlePipes, 5000, 'the holds closed', 50);
+    if (probe) {
+      // The one left back to a pipe's default size: the burst made it 1 MiB, 256 of the user's
+      // pipe pages, which it kept for as long as the stream was idle.
+      const small = () => pipeCapacity(pid) === idleCapacity;
+      await waitFor(small, 5000, 'the last hold small again', 50).catch(() => {});
+      expect(pipeCapacity(pid), "the relay's pipes' sizes, idle again").toBe(idleCapacity);
+    }
+    // And the copiers sleep: nothing is held, nothing waits to be sent.
+    const before = copierWakeups(pid);
+    await new Promise((ok) => setTimeout(ok, 1000));
+    const woke = copierWakeups(pid).map((n, i) => n - (before[i] ?? 0));
+    expect(woke, `the copiers' wake-ups over 1 s, idle again: ${woke.join(', ')}`).toHaveLength(2);
+    for (const n of woke) expect(n).toBeLessThan(10);
   });
 
   it('a small message after an idle spell makes no ring pages resident past what is kept', async () => {

@@ -86,6 +86,69 @@ describe.runIf(tsan)('the native relay under ThreadSanitizer', () => {
     expect(code).toBe(0);
   }, 60_000);
 
+  it.each([
+    ['through the holds', []],
+    [
+      'through one hold and the ring after it, the copier kept behind',
+      ['--hold-pipes', '1', '--slow-copier'],
+    ],
+  ])(
+    'a 24 MiB answer in bursts %s: no data race',
+    async (_, relayArgs) => {
+      // The holds (hold.c): the relay's thread tees into the newest, or makes a new one, while
+      // the copier sends from the oldest and closes it, or, between two bursts, once they are
+      // empty, makes the newest small again.
+      const size = 24 * MiB;
+      const r = start(
+        [
+          process.execPath,
+          '-e',
+          `let n = 0;
+           const burst = () => {
+             if (n++ < 12) process.stdout.write(Buffer.alloc(${size / 12}, 0x61), () => setTimeout(burst, 30));
+           };
+           burst();`,
+        ],
+        { relayArgs },
+      );
+      let got = 0;
+      r.hostOut?.on('data', (d: Buffer) => {
+        got += d.length;
+      });
+      r.hostErr?.resume();
+      r.hostIn?.end();
+      const [code] = await r.exited;
+      expect(got).toBe(size);
+      const copied = r.pieces[0].reduce((n, p) => n + (p.kind === 'bytes' ? p.mark.bytes : 0), 0);
+      expect(copied).toBe(size);
+      expect(reports(r)).not.toMatch(/ThreadSanitizer/);
+      expect(code).toBe(0);
+    },
+    60_000,
+  );
+
+  it('a tap that closes its copies while a burst is held: no data race', async () => {
+    const r = start([
+      process.execPath,
+      '-e',
+      `process.stdin.on('data', () => process.stdout.write(Buffer.alloc(${8 * MiB}, 0x61)));`,
+    ]);
+    let got = 0;
+    r.hostOut?.on('data', (d: Buffer) => {
+      got += d.length;
+    });
+    r.hostErr?.resume();
+    r.hostIn?.write('go\n');
+    await waitFor(() => got > MiB, 10_000, 'the answer going by');
+    for (const c of r.copies) c.destroy();
+    r.hostIn?.write('go\n');
+    await waitFor(() => got === 16 * MiB, 10_000, 'both answers at the host');
+    r.hostIn?.end();
+    const [code] = await r.exited;
+    expect(reports(r)).not.toMatch(/ThreadSanitizer/);
+    expect(code).toBe(0);
+  }, 30_000);
+
   it('a tap that closes its copies: no data race', async () => {
     const r = start([
       process.execPath,

@@ -1,14 +1,17 @@
 /**
  * The native relay (electron/tap/native/relay.c) on its own wire: this test is the host (fds
  * 0-2) and the tap (fds 6-8) at once, around a real server (test/integration/relay-wire.ts).
- * For what the tap itself cannot be made to do: be stuck, or send the relay odd commands.
+ * For what the tap itself cannot be made to do: be stuck, or send the relay odd commands; and
+ * the relay as a user past its pipe pages (test/integration/pipe-probe.c uses them up).
  */
+import { spawn, spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { injectCommand, type Piece } from '../../dist/electron/tap/native-records.js';
 import { MiB, waitFor } from './helpers.js';
+import { pipeProbe, removePipeProbe } from './pipe-probe.js';
 import { piecesText, type RelayRun, relayStarter } from './relay-wire.js';
-import { TAP_RELAYS } from './tap-relays.js';
+import { NATIVE_RELAY, TAP_RELAYS } from './tap-relays.js';
 
 const native = TAP_RELAYS.some((r) => r.name === 'native');
 /** relay.h's CTRL_MAX: what the control queue may hold for a tap that does not read it. */
@@ -100,6 +103,21 @@ function vmHwmMiB(pid: number): number {
 }
 
 const start = relayStarter();
+afterAll(removePipeProbe);
+
+/** setpriv's arguments that run what follows as nobody. */
+const NOBODY = ['--reuid=65534', '--regid=65534', '--clear-groups', '--'];
+/** Whether this test can run the relay as another user (it is root, that user may run the
+ *  relay and the pipe probe): the pipe pages the system allows a user are root's to ignore. */
+function nobodyRuns(argv: string[], status: number): boolean {
+  return spawnSync('setpriv', [...NOBODY, ...argv], { stdio: 'ignore' }).status === status;
+}
+const asNobody =
+  native &&
+  process.getuid?.() === 0 &&
+  pipeProbe() !== null &&
+  nobodyRuns([NATIVE_RELAY, 'exec', String(process.pid), '--', 'true'], 0) &&
+  nobodyRuns([pipeProbe() as string], 2); // its usage: it ran
 
 /** The relay around `cat`, and what the host has read of it so far. */
 function catRelay(): [RelayRun, () => string] {
@@ -185,6 +203,46 @@ describe.runIf(native)('the native relay, driven directly', () => {
     ];
     await expectWholeAnswer(start(server), size);
   }, 60_000);
+
+  it.runIf(asNobody).each([
+    [0, 'every pipe it makes is a small one, and none grows'],
+    [4, 'its first hold grows, the next ones are refused'],
+  ])(
+    'a user past its pipe pages (%i MiB of them left): %s; the copies go to the ring, every one in order',
+    async (spare) => {
+      // An unprivileged user's pipes count against pipe-user-pages-soft (16,384 pages): past it,
+      // its new pipes have 2 buffers and none may grow (F_SETPIPE_SZ: EPERM). Nobody's pages are
+      // used up first (but `spare` 1 MiB pipes), then the relay runs as nobody.
+      const probe = pipeProbe() as string;
+      const filler = spawn('setpriv', [...NOBODY, probe, 'fill', String(spare)], {
+        stdio: ['pipe', 'pipe', 'ignore'],
+      });
+      const ended = new Promise((ok) => filler.once('exit', ok));
+      try {
+        const kept = await new Promise<number>((ok, no) => {
+          filler.stdout.once('data', (d: Buffer) => ok(Number(d.toString())));
+          filler.once('exit', () => no(new Error('the pipe filler ended')));
+        });
+        expect(kept, "nobody's 1 MiB pipes, held meanwhile").toBeGreaterThan(0);
+        const size = 32 * MiB;
+        const r = start(offsetServer(size), {
+          binary: 'setpriv',
+          relayArgs: [...NOBODY, NATIVE_RELAY],
+        });
+        const host = readHost(r);
+        r.hostIn?.end();
+        expect((await r.exited)[0]).toBe(0);
+        expect(host.got()).toBe(size);
+        expect(host.bad()).toBe(0);
+        const { observed, gaps, total } = checkPieces(r.pieces[0]);
+        expect([total, gaps, observed]).toEqual([size, 0, size]);
+      } finally {
+        filler.stdin.end();
+        await ended;
+      }
+    },
+    60_000,
+  );
 
   it('a tap that does not take its copies: the host still gets every byte, the relay holds at most its ring', async () => {
     // 192 MiB while the copies' socket is not read: the ring fills (its bound), then O, then

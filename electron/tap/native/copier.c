@@ -124,9 +124,9 @@ size_t hold_here(struct out *s) {
   return got;
 }
 
-/* Whether the copies in the ring go to the tap now: at the stream's end, at abandon, a batch of
- * few, or a burst's once the host's path has been still for QUIET_NS, or when holding them
- * longer would cost: the oldest waited HOLD_MAX_NS, or the ring is nearly full. */
+/* Whether the copies waiting (in the holds and the ring) go to the tap now: at the stream's end,
+ * at abandon, a batch of few, or a burst's once the host's path has been still for QUIET_NS, or
+ * when holding them longer would cost: the oldest waited HOLD_MAX_NS, or RING_MAX is near. */
 static int deliver_due(struct out *s, int eof, uint64_t t) {
   uint64_t waiting = copies_waiting(s);
   if (waiting == 0) return 0;
@@ -180,9 +180,10 @@ void *copier_main(void *arg) {
       hold_drop(s);
     }
     if (tail == s->ring_head && tail > 0) {
-      /* Empty: start over at the first byte, whose pages are resident. */
-      STORE_U64(s->ring_head, 0);
+      /* Empty: start over at the first byte, whose pages are resident. The tail first: the
+       * relay's thread reads the head first, outside ring_mu (copies_waiting). */
       STORE_U64(s->ring_tail, 0);
+      STORE_U64(s->ring_head, 0);
       tail = 0;
     }
     size_t keep = ring_keep(s);
@@ -193,10 +194,11 @@ void *copier_main(void *arg) {
       s->resident = keep;
     }
     int room = ring_room(s) > 0;
-    /* Both empty: the next copies go to the holds again. */
+    /* Both empty: the next copies go to the holds again; the one hold left, small again. */
     uint64_t held = LOAD_U64(s->held);
     int holding = held > 0 || s->hold_n > 1;
     if (held == 0 && tail == s->ring_head) s->to_ring = 0;
+    hold_idle(s);
     /* Read here, under ring_mu: the relay's thread may be making pages resident (ring_read). */
     int to_give_back = s->resident > keep;
     pthread_mutex_unlock(&s->ring_mu);

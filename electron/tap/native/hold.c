@@ -12,7 +12,8 @@
  *
  * Bounds. A hold counts HOLD_PIPE_SIZE against the user's pipe pages (pipe-user-pages-soft: past
  * it, the user's new pipes are small ones), so a stream has at most HOLD_PIPES (fewer with
- * `--hold-pipes N`), and only while copies wait in them: an empty hold is closed. A buffer pins
+ * `--hold-pipes N`), and only while copies wait in them: an empty hold is closed, but the newest,
+ * which goes back to a pipe's default size (hold_idle) and takes the next copies. A buffer pins
  * its page however few bytes it has: a hold that filled with less than HOLD_MIN_FILL (many small
  * writes) sends the rest of the burst to the ring, as do a hold the system refuses (no pipe, or
  * not of that size) and RING_MAX bytes waiting. The ring then takes the copies after the holds'
@@ -20,8 +21,12 @@
  */
 #include "relay.h"
 
+/* The copies waiting, in the holds and the ring; read outside ring_mu too (the relay's thread:
+ * hold_here, cq_due). The head first, as the copier starts the ring over tail first
+ * (copier_main): a read across that reset is 0, never the old tail, nor 2^64 less than 0. */
 uint64_t copies_waiting(struct out *s) {
-  return LOAD_U64(s->held) + (LOAD_U64(s->ring_tail) - LOAD_U64(s->ring_head));
+  uint64_t head = LOAD_U64(s->ring_head), tail = LOAD_U64(s->ring_tail);
+  return LOAD_U64(s->held) + (tail > head ? tail - head : 0);
 }
 
 /* Under ring_mu. */
@@ -88,7 +93,7 @@ int hold_drain_o(struct out *s, size_t max) {
     }
     if (n == 0) return -1;
     if (errno == EINTR) continue;
-    if (errno != EAGAIN) return -1;
+    if (errno != EAGAIN) break; /* the hold refused it: the ring takes O, which has not ended */
     int q = 0;
     if (ioctl(s->o[0], FIONREAD, &q) == 0 && q == 0) return 1;
     if (!hold_more(s)) break; /* the newest is full */
@@ -117,21 +122,15 @@ size_t hold_tee(struct out *s) {
 
 /* The oldest held copies into `to` (the tap's socket), on the copier's thread: the bytes sent,
  * 0 once the holds are empty, -1 and errno (EAGAIN: the socket is full). Emptied holds are
- * closed but the newest, which goes back to a pipe's default size (under ring_mu: the relay's
- * thread may be putting copies into it). */
+ * closed but the newest (hold_idle makes it small again). */
 ssize_t hold_send(struct out *s, int to) {
   for (;;) {
     pthread_mutex_lock(&s->ring_mu);
     int fd = s->hold_r[s->hold_first], newest = s->hold_n == 1;
     /* What is counted only: the relay's thread counts what it puts in under ring_mu. */
     uint64_t held = LOAD_U64(s->held);
-    if (newest && held == 0) {
-      if (s->hold_size > HOLD_IDLE_SIZE && fcntl(s->hold_w, F_SETPIPE_SZ, HOLD_IDLE_SIZE) > 0)
-        s->hold_size = fcntl(s->hold_w, F_GETPIPE_SZ);
-      pthread_mutex_unlock(&s->ring_mu);
-      return 0;
-    }
     pthread_mutex_unlock(&s->ring_mu);
+    if (newest && held == 0) return 0;
     size_t k = held < SEND_MAX ? (size_t)held : SEND_MAX;
     ssize_t w = k ? splice(fd, NULL, to, NULL, k, SPLICE_F_MOVE | SPLICE_F_NONBLOCK) : 0;
     if (w > 0) {
@@ -151,6 +150,17 @@ ssize_t hold_send(struct out *s, int to) {
     s->hold_n--;
     pthread_mutex_unlock(&s->ring_mu);
   }
+}
+
+/* Once the holds are empty and one is left (the copier, under ring_mu): that one back to a
+ * pipe's default size. A burst made it HOLD_PIPE_SIZE, which would count against the user's pipe
+ * pages for as long as the stream then stays idle. It is empty: the relay's thread counts each
+ * copy it puts in before it lets ring_mu go, and the copier takes out no more than is counted;
+ * so it takes the smaller size (F_SETPIPE_SZ refuses one below what a pipe holds). */
+void hold_idle(struct out *s) {
+  if (s->hold_n != 1 || LOAD_U64(s->held) != 0 || s->hold_size <= HOLD_IDLE_SIZE) return;
+  if (fcntl(s->hold_w, F_SETPIPE_SZ, HOLD_IDLE_SIZE) > 0)
+    s->hold_size = fcntl(s->hold_w, F_GETPIPE_SZ);
 }
 
 /* Every hold closed, what they held dropped (the tap is gone, or the stream's copies are

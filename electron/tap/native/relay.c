@@ -38,10 +38,11 @@
  * and this process ends when the server's output has ended and reached the host and its stdin
  * is closed (by either side), or the server is gone (the tap says abandon: what its pipes held
  * then is delivered first), or with the tap (PR_SET_PDEATHSIG). Memory: fixed buffers, the copies
- * waiting under RING_MAX a stream, in holds (at most HOLD_PIPES pipes, closed once empty; their
- * pages are the server's, kernel memory, not this process's) and a ring (its pages made resident
- * ahead of the copies it takes, given back once it has been empty for 5 s), and the control
- * queue under CTRL_MAX (past it, no copies, and uncopied pieces are told as one).
+ * waiting under RING_MAX a stream, in holds (at most HOLD_PIPES pipes, closed once empty but one
+ * of a pipe's default size; their pages are the server's, kernel memory, not this process's) and
+ * a ring (its pages made resident ahead of the copies it takes, given back once it has been empty
+ * for 5 s), and the control queue under CTRL_MAX (past it, no copies, and uncopied pieces are
+ * told as one).
  */
 #include "relay.h"
 

@@ -88,15 +88,16 @@ struct out {
   int dir, src, dst, obs;
   int p[2], o[2], scratch[2];
   size_t in_p, teed;
-  /* The copies, on their way to the tap: O, then the ring, then the tap's socket. The ring is
-   * filled by this stream's copier thread from O, or by the relay's thread itself when O is
-   * full (the copier fell behind): under ring_mu, O drained first, so the order holds. Only the
-   * copier empties it, into the socket, once the host's path is still (deliver_due): the tap
-   * then reads them after a burst, not during it. One reservation of RING_MAX (made before the
-   * copier starts; NULL if refused: copier_unringed), its pages made resident ahead of the
-   * copies (ring_populate) and given back but what it keeps when it has been empty for
-   * RING_KEEP_NS. Counters count from the ring's start (head: sent to the tap; tail:
-   * copied in), back to 0 whenever it empties; past RING_MAX a load goes uncopied. */
+  /* The copies, on their way to the tap: O, then the holds (below) or the ring, then the tap's
+   * socket. The ring is filled by this stream's copier thread from O, or by the relay's thread
+   * itself when O is full (the copier fell behind): under ring_mu, O drained first, so the order
+   * holds. Only the copier empties it, into the socket, once the host's path is still
+   * (deliver_due): the tap then reads them after a burst, not during it. One reservation of
+   * RING_MAX (made before the copier starts; NULL if refused: copier_unringed), its pages made
+   * resident ahead of the copies (ring_populate) and given back but what it keeps when it has
+   * been empty for RING_KEEP_NS. Counters count from the ring's start (head: sent to the tap;
+   * tail: copied in), back to 0 whenever it empties; past RING_MAX waiting (the holds' and the
+   * ring's together) a load goes uncopied. */
   char *ring;
   uint64_t ring_head, ring_tail;
   pthread_mutex_t ring_mu;
@@ -126,8 +127,8 @@ struct out {
    * (hold_first, hold_n of them: one at least, while holds_off is not set), the newest's write
    * end and size (hold_w, hold_size), the bytes they hold (held: added under ring_mu, taken by
    * the copier). to_ring: the copies go to the ring (the holds were refused or full) until both
-   * are empty; holds_off: always (`--no-holds`, no pipe at the start, or the stream's copies
-   * are over). All under ring_mu but held. */
+   * are empty; holds_off: always (`--no-holds`, no pipe at the start, the tap gone, or the
+   * stream's copies are over). All under ring_mu but held. */
   int hold_r[HOLD_PIPES];
   int hold_w, hold_size, hold_first, hold_n, to_ring, holds_off;
   uint64_t held;
@@ -187,6 +188,7 @@ void hold_init(struct out *s);
 int hold_drain_o(struct out *s, size_t max);
 size_t hold_tee(struct out *s);
 ssize_t hold_send(struct out *s, int to);
+void hold_idle(struct out *s);
 void hold_drop(struct out *s);
 
 /* stdin.c */
