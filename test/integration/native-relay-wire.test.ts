@@ -9,7 +9,7 @@ import { readFileSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
 import { injectCommand, type Piece } from '../../dist/electron/tap/native-records.js';
 import { MiB, waitFor } from './helpers.js';
-import { pipeProbe, removePipeProbe } from './pipe-probe.js';
+import { pipeCapacity, pipeProbe, removePipeProbe } from './pipe-probe.js';
 import { piecesText, type RelayRun, relayStarter } from './relay-wire.js';
 import { NATIVE_RELAY, TAP_RELAYS } from './tap-relays.js';
 
@@ -104,6 +104,11 @@ function vmHwmMiB(pid: number): number {
 
 const start = relayStarter();
 afterAll(removePipeProbe);
+
+/** The kernel's pipe-user-pages-soft (pages; 0: no limit). */
+function pipeUserPagesSoft(): number {
+  return Number(readFileSync('/proc/sys/fs/pipe-user-pages-soft', 'utf8').trim());
+}
 
 /** setpriv's arguments that run what follows as nobody. */
 const NOBODY = ['--reuid=65534', '--regid=65534', '--clear-groups', '--'];
@@ -240,6 +245,47 @@ describe.runIf(native)('the native relay, driven directly', () => {
         filler.stdin.end();
         await ended;
       }
+    },
+    60_000,
+  );
+
+  it.runIf(pipeProbe() !== null).each([
+    ['a budget of 4 MiB (--hold-budget, as a relay not root is given)', 32, null],
+    ['as nobody: a quarter of its pipe pages (16 MiB of the 64 MiB default)', 64, 'nobody'],
+  ])(
+    "the holds take at most their share of the user's pipe pages, %s; the ring the rest, in order",
+    async (_, mib, who) => {
+      // Past pipe-user-pages-soft every new pipe of the user's is a small one: a held burst
+      // must leave the user's other programs theirs (hold.c hold_budget).
+      if (who === 'nobody' && !asNobody) return;
+      const size = (mib as number) * MiB;
+      const budget = who === null ? 4 * MiB : (pipeUserPagesSoft() * 4096) / 4;
+      const r =
+        who === null
+          ? start(offsetServer(size), { relayArgs: ['--hold-budget', String(budget)] })
+          : start(offsetServer(size), { binary: 'setpriv', relayArgs: [...NOBODY, NATIVE_RELAY] });
+      const pid = r.relay.pid as number;
+      // Its pipes are made before it says it is ready.
+      await waitFor(() => r.records.some((x) => x.type === 'ready'), 10_000, 'the relay ready');
+      const idle = pipeCapacity(pid);
+      // The tap takes no copies until the host has it all: whatever the holds took, they keep.
+      for (const s of r.copies) s.pause();
+      const host = readHost(r);
+      r.hostIn?.end();
+      await waitFor(() => host.got() === size, 30_000, 'the host has every byte');
+      await new Promise((ok) => setTimeout(ok, 500));
+      const most = pipeCapacity(pid);
+      for (const s of r.copies) s.resume();
+      expect((await r.exited)[0]).toBe(0);
+      expect(host.bad()).toBe(0);
+      const { observed, gaps, total } = checkPieces(r.pieces[0]);
+      expect([total, gaps, observed]).toEqual([size, 0, size]);
+      // Each hold is charged past a pipe's default size (64 KiB): at most 24 of those over.
+      expect(
+        most - idle,
+        `the relay's pipes grew from ${idle} to ${most} bytes`,
+      ).toBeLessThanOrEqual(budget + 24 * 64 * 1024);
+      expect(most - idle, 'the holds were used').toBeGreaterThan(budget / 2);
     },
     60_000,
   );

@@ -12,7 +12,8 @@
  *
  * Bounds. A hold counts HOLD_PIPE_SIZE against the user's pipe pages (pipe-user-pages-soft: past
  * it, the user's new pipes are small ones), so a stream has at most HOLD_PIPES (fewer with
- * `--hold-pipes N`), and only while copies wait in them: an empty hold is closed, but the newest,
+ * `--hold-pipes N`), both streams together at most a quarter of those pages when the relay is
+ * not root (hold_budget), and only while copies wait in them: an empty hold is closed, but the newest,
  * which goes back to a pipe's default size (hold_idle) and takes the next copies. A buffer pins
  * its page however few bytes it has: a hold that filled with less than HOLD_MIN_FILL (many small
  * writes) sends the rest of the burst to the ring, as do a hold the system refuses (no pipe, or
@@ -35,6 +36,54 @@ static void held_add(struct out *s, size_t n) {
   __atomic_add_fetch(&s->held, (uint64_t)n, __ATOMIC_ACQ_REL);
 }
 
+/* What the holds of both streams may still take of the user's pipe pages, in bytes beyond a
+ * pipe's default size each (hold_budget_init); taken and given back atomically. */
+static int64_t hold_budget = INT64_MAX;
+
+/* At the start, before the copiers: a quarter of the user's pipe pages (pipe-user-pages-soft)
+ * for an unprivileged relay, so that a held burst leaves the user's other programs their pipes
+ * (past the soft limit, every new pipe of the user is a small one, and none may grow); no bound
+ * for root, which the kernel does not limit, nor where the limit is off (0). `--hold-budget N`
+ * (tests) sets it. */
+void hold_budget_init(long long bytes) {
+  if (bytes >= 0) {
+    hold_budget = bytes;
+    return;
+  }
+  if (geteuid() == 0) return;
+  long long soft = 16384; /* the kernel's default, should the file be unreadable */
+  FILE *f = fopen("/proc/sys/fs/pipe-user-pages-soft", "r");
+  if (f) {
+    if (fscanf(f, "%lld", &soft) != 1) soft = 16384;
+    fclose(f);
+  }
+  if (soft > 0) hold_budget = soft * sysconf(_SC_PAGESIZE) / 4;
+}
+
+/* What a pipe of `size` counts against hold_budget. */
+static int64_t charge(int size) { return size > HOLD_IDLE_SIZE ? size - HOLD_IDLE_SIZE : 0; }
+
+static int budget_take(int64_t n) {
+  int64_t left = __atomic_load_n(&hold_budget, __ATOMIC_ACQUIRE);
+  while (left >= n) {
+    if (__atomic_compare_exchange_n(&hold_budget, &left, left - n, 0, __ATOMIC_ACQ_REL,
+                                    __ATOMIC_ACQUIRE))
+      return 1;
+  }
+  return 0;
+}
+
+static void budget_give(int64_t n) {
+  if (n > 0) __atomic_add_fetch(&hold_budget, n, __ATOMIC_ACQ_REL);
+}
+
+/* A hold closed: its fd, and what its size took of the budget back. */
+static void hold_close(int fd) {
+  int size = fcntl(fd, F_GETPIPE_SZ);
+  close(fd);
+  if (size > 0) budget_give(charge(size));
+}
+
 static int hold_newest(const struct out *s) {
   return s->hold_r[(s->hold_first + s->hold_n - 1) % HOLD_PIPES];
 }
@@ -42,11 +91,16 @@ static int hold_newest(const struct out *s) {
 /* A new hold, the newest (`size` 0: a pipe's default), under ring_mu: whether there is one. */
 static int hold_new(struct out *s, int size) {
   int p[2];
-  if (pipe2(p, O_NONBLOCK | O_CLOEXEC) < 0) return 0;
+  if (!budget_take(charge(size))) return 0;
+  if (pipe2(p, O_NONBLOCK | O_CLOEXEC) < 0) {
+    budget_give(charge(size));
+    return 0;
+  }
   if (size && fcntl(p[1], F_SETPIPE_SZ, size) < size) {
     /* Past the user's pipe pages, or a pipe-max-size below it. */
     close(p[0]);
     close(p[1]);
+    budget_give(charge(size));
     return 0;
   }
   if (s->hold_w >= 0) close(s->hold_w);
@@ -68,7 +122,12 @@ void hold_init(struct out *s) {
  * new one. 0: the ring takes the rest of the burst. */
 static int hold_more(struct out *s) {
   if (s->hold_size < HOLD_PIPE_SIZE) {
-    if (fcntl(s->hold_w, F_SETPIPE_SZ, HOLD_PIPE_SIZE) < HOLD_PIPE_SIZE) return 0;
+    int64_t more = charge(HOLD_PIPE_SIZE) - charge(s->hold_size);
+    if (!budget_take(more)) return 0;
+    if (fcntl(s->hold_w, F_SETPIPE_SZ, HOLD_PIPE_SIZE) < HOLD_PIPE_SIZE) {
+      budget_give(more);
+      return 0;
+    }
     s->hold_size = HOLD_PIPE_SIZE;
     return 1;
   }
@@ -145,7 +204,7 @@ ssize_t hold_send(struct out *s, int to) {
       return -1;
     }
     pthread_mutex_lock(&s->ring_mu);
-    close(fd);
+    hold_close(fd);
     s->hold_first = (s->hold_first + 1) % HOLD_PIPES;
     s->hold_n--;
     pthread_mutex_unlock(&s->ring_mu);
@@ -159,15 +218,18 @@ ssize_t hold_send(struct out *s, int to) {
  * so it takes the smaller size (F_SETPIPE_SZ refuses one below what a pipe holds). */
 void hold_idle(struct out *s) {
   if (s->hold_n != 1 || LOAD_U64(s->held) != 0 || s->hold_size <= HOLD_IDLE_SIZE) return;
-  if (fcntl(s->hold_w, F_SETPIPE_SZ, HOLD_IDLE_SIZE) > 0)
+  if (fcntl(s->hold_w, F_SETPIPE_SZ, HOLD_IDLE_SIZE) > 0) {
+    int was = s->hold_size;
     s->hold_size = fcntl(s->hold_w, F_GETPIPE_SZ);
+    budget_give(charge(was) - charge(s->hold_size));
+  }
 }
 
 /* Every hold closed, what they held dropped (the tap is gone, or the stream's copies are
  * over), under ring_mu. */
 void hold_drop(struct out *s) {
   for (; s->hold_n > 0; s->hold_n--) {
-    close(s->hold_r[s->hold_first]);
+    hold_close(s->hold_r[s->hold_first]);
     s->hold_first = (s->hold_first + 1) % HOLD_PIPES;
   }
   if (s->hold_w >= 0) close(s->hold_w);

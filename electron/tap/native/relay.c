@@ -88,6 +88,9 @@ int slow_copier, no_populate;
 /* Tests only: `--no-holds`: the copies go to the ring alone, as before there were holds
  * (hold.c); `--hold-pipes N`: at most N holds a stream, so that the ring takes the rest. */
 int no_holds, hold_pipes;
+/* `--hold-budget N` (tests): the bytes the holds may take of the user's pipe pages, as for a
+ * relay that is not root (hold.c hold_budget_init); -1: as the relay is. */
+static long long hold_budget = -1;
 
 
 static void nonblock(int fd) {
@@ -146,6 +149,7 @@ int main(int argc, char **argv) {
     else if (strcmp(argv[i], "--no-populate") == 0) no_populate = 1;
     else if (strcmp(argv[i], "--no-holds") == 0) no_holds = 1;
     else if (strcmp(argv[i], "--hold-pipes") == 0 && i + 1 < argc) hold_pipes = atoi(argv[++i]);
+    else if (strcmp(argv[i], "--hold-budget") == 0 && i + 1 < argc) hold_budget = atoll(argv[++i]);
     else if (strcmp(argv[i], "--yield-to-host") == 0 && i + 1 < argc)
       yield_pid = (pid_t)atol(argv[++i]);
   }
@@ -179,6 +183,7 @@ int main(int argc, char **argv) {
       if (st[a].st_dev == st[b].st_dev && st[a].st_ino == st[b].st_ino) host_shared = 1;
   devnull = open("/dev/null", O_WRONLY | O_CLOEXEC);
   if (devnull < 0) fail("/dev/null");
+  hold_budget_init(hold_budget);
   out_init(&outs[0], 0, SRV_OUT, HOST_OUT, OBS_OUT);
   out_init(&outs[1], 1, SRV_ERR, HOST_ERR, OBS_ERR);
   uint64_t ready[1] = {now_ns()};

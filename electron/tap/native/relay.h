@@ -185,6 +185,7 @@ size_t hold_here(struct out *s);
 /* hold.c */
 uint64_t copies_waiting(struct out *s);
 void hold_init(struct out *s);
+void hold_budget_init(long long bytes);
 int hold_drain_o(struct out *s, size_t max);
 size_t hold_tee(struct out *s);
 ssize_t hold_send(struct out *s, int to);
