@@ -12,9 +12,16 @@ const argv = process.argv.slice(2);
 // Started by `pipescope-relay node` (the command `tap install` writes on Linux): the host's
 // NODE_EXTRA_CA_CERTS was kept from this Node's start (it parses the bundle before any script
 // runs), and goes back into the environment here, which the server inherits as the host gave it.
+// The relay wrote it as `<its pid>:<value>`; its pid is this one (it exec'd Node) or the parent
+// (a `node` shim that starts Node as its child). Any other value is the host's own: left as it is.
 const FRONT_CA = 'PIPESCOPE_TAP_FRONT_CA';
-if (process.env[FRONT_CA] !== undefined && process.env.NODE_EXTRA_CA_CERTS === undefined) {
-  process.env.NODE_EXTRA_CA_CERTS = process.env[FRONT_CA];
+const front = /^(\d+):/.exec(process.env[FRONT_CA] ?? '');
+if (
+  front &&
+  (Number(front[1]) === process.pid || Number(front[1]) === process.ppid) &&
+  process.env.NODE_EXTRA_CA_CERTS === undefined
+) {
+  process.env.NODE_EXTRA_CA_CERTS = process.env[FRONT_CA].slice(front[0].length);
   delete process.env[FRONT_CA];
 }
 // `pipescope tap -- <command>` starts every server of a host that uses it: it loads the relay

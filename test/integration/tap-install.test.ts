@@ -228,12 +228,47 @@ describe('the wrapped entry, when a host starts it', () => {
     expect(code).toBe(0);
   });
 
+  /** The server's whole environment (its first line) as the tap started it from `argv`, and the
+   *  tap's own initial environment (/proc/<pid>/environ: the relay exec'd Node in that pid). */
+  async function serverEnv(
+    argv: string[],
+    env: NodeJS.ProcessEnv,
+  ): Promise<{ server: Record<string, string>; tap: string[]; pid?: number; code: number | null }> {
+    const child = spawn(argv[0], argv.slice(1), { stdio: 'pipe', env });
+    let out = '';
+    child.stdout.setEncoding('utf8').on('data', (s: string) => {
+      out += s;
+    });
+    await withTimeout(
+      new Promise<void>((ok) => child.stdout.on('data', () => out.includes('\n') && ok())),
+      15_000,
+      "the server's report",
+    );
+    const tap = readFileSync(`/proc/${child.pid}/environ`, 'utf8').split('\0');
+    child.stdin.end();
+    const code = await withTimeout(
+      new Promise<number | null>((ok) => child.once('exit', ok)),
+      15_000,
+      'the tapped server to exit',
+    );
+    return { server: JSON.parse(out.split('\n')[0] ?? ''), tap, pid: child.pid, code };
+  }
+  const report = `process.stdout.write(JSON.stringify(process.env) + '\\n'); process.stdin.resume(); process.stdin.on('end', () => process.exit(0));`;
+
+  /** The host's environment for one case: `vars` over a copy of ours without either variable. */
+  function hostEnv(dir: string, vars: Record<string, string>): Record<string, string> {
+    const env: Record<string, string> = {};
+    for (const [k, v] of Object.entries(process.env)) if (v !== undefined) env[k] = v;
+    delete env.NODE_EXTRA_CA_CERTS;
+    delete env.PIPESCOPE_TAP_FRONT_CA;
+    return { ...env, TAP_CANARY: 'c=1', TAP_EMPTY: '', PIPESCOPE_TRACE_DIR: dir, ...vars };
+  }
+
   it.runIf(START.length > 1)(
     "the host's NODE_EXTRA_CA_CERTS reaches the server as it was, and not the tap's own Node",
     async () => {
       // Node reads that bundle before any script runs (~45 ms where it is set): the relay in
       // front keeps it from the tap's Node and bin/pipescope.js gives it back for the server.
-      const report = `const e = process.env; process.stdout.write(JSON.stringify({ ca: e.NODE_EXTRA_CA_CERTS ?? null, front: e.PIPESCOPE_TAP_FRONT_CA ?? null, canary: e.TAP_CANARY ?? null }) + '\\n'); process.stdin.resume(); process.stdin.on('end', () => process.exit(0));`;
       writeFileSync(
         file,
         JSON.stringify({
@@ -245,41 +280,17 @@ describe('the wrapped entry, when a host starts it', () => {
       const entry = JSON.parse(readFileSync(file, 'utf8')).mcpServers.env;
       const dir = mkdtempSync(path.join(tmpdir(), 'tap-front-'));
       try {
-        for (const ca of [path.join(dir, 'no such bundle.pem'), '', null]) {
-          const env: NodeJS.ProcessEnv = {
-            ...process.env,
-            TAP_CANARY: 'c-1',
-            PIPESCOPE_TRACE_DIR: dir,
-          };
-          delete env.NODE_EXTRA_CA_CERTS;
-          delete env.PIPESCOPE_TAP_FRONT_CA;
-          if (ca !== null) env.NODE_EXTRA_CA_CERTS = ca;
-          const child = spawn(entry.command, entry.args, { stdio: 'pipe', env });
-          let out = '';
-          child.stdout.setEncoding('utf8').on('data', (s: string) => {
-            out += s;
-          });
-          await withTimeout(
-            new Promise<void>((ok) => child.stdout.on('data', () => out.includes('\n') && ok())),
-            15_000,
-            "the server's report",
+        for (const ca of [path.join(dir, 'no such bundle=.pem'), '', null]) {
+          const env = hostEnv(dir, ca === null ? {} : { NODE_EXTRA_CA_CERTS: ca });
+          const got = await serverEnv([entry.command, ...entry.args], env);
+          expect(got.code).toBe(0);
+          // The whole environment, as the host gave it: nothing added, nothing missing.
+          expect(got.server, `NODE_EXTRA_CA_CERTS ${JSON.stringify(ca)}`).toEqual(env);
+          expect(got.tap.some((kv) => kv.startsWith('NODE_EXTRA_CA_CERTS='))).toBe(false);
+          // Tagged with the pid that moved it (bin/pipescope.js gives back only that).
+          expect(got.tap.filter((kv) => kv.startsWith('PIPESCOPE_TAP_FRONT_CA='))).toEqual(
+            ca === null ? [] : [`PIPESCOPE_TAP_FRONT_CA=${got.pid}:${ca}`],
           );
-          // The tap is the pid the host started (the relay exec'd Node in it).
-          const tapEnv = readFileSync(`/proc/${child.pid}/environ`, 'utf8').split('\0');
-          child.stdin.end();
-          const code = await withTimeout(
-            new Promise<number | null>((ok) => child.once('exit', ok)),
-            15_000,
-            'the tapped server to exit',
-          );
-          expect(code).toBe(0);
-          expect(JSON.parse(out), `NODE_EXTRA_CA_CERTS ${JSON.stringify(ca)}`).toEqual({
-            ca,
-            front: null,
-            canary: 'c-1',
-          });
-          expect(tapEnv.some((kv) => kv.startsWith('NODE_EXTRA_CA_CERTS='))).toBe(false);
-          expect(tapEnv.includes(`PIPESCOPE_TAP_FRONT_CA=${ca}`)).toBe(ca !== null);
         }
       } finally {
         rmSync(dir, { recursive: true, force: true });
@@ -287,4 +298,33 @@ describe('the wrapped entry, when a host starts it', () => {
     },
     60_000,
   );
+
+  it("a host's own PIPESCOPE_TAP_FRONT_CA reaches the server as it was, with the relay in front or without", async () => {
+    // Only the value the relay set (in this process) goes back into NODE_EXTRA_CA_CERTS: a host
+    // that has the variable itself, with or without NODE_EXTRA_CA_CERTS, gives its server both
+    // as they were.
+    const tapArgs = [CLI, 'tap', '--no-publish', '--', process.execPath, '-e', report];
+    const dir = mkdtempSync(path.join(tmpdir(), 'tap-front-'));
+    try {
+      for (const start of START.length > 1 ? [START, [process.execPath]] : [START]) {
+        const cases: Record<string, string>[] = [
+          { PIPESCOPE_TAP_FRONT_CA: '/host/own.pem' },
+          { PIPESCOPE_TAP_FRONT_CA: '' },
+          { PIPESCOPE_TAP_FRONT_CA: '0:/looks/like/the/relay.pem' },
+          { PIPESCOPE_TAP_FRONT_CA: '/host/own.pem', NODE_EXTRA_CA_CERTS: '/host/ca.pem' },
+        ];
+        for (const vars of cases) {
+          const env = hostEnv(dir, vars);
+          const got = await serverEnv([...start, ...tapArgs], env);
+          expect(got.code).toBe(0);
+          expect(
+            got.server,
+            `${start.length > 1 ? 'front' : 'node'} ${JSON.stringify(vars)}`,
+          ).toEqual(env);
+        }
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 60_000);
 });

@@ -121,8 +121,10 @@ static int exec_server(char **argv) {
   return 126;
 }
 
-/* The variable that carries the host's NODE_EXTRA_CA_CERTS past the tap's own Node (exec_node);
- * bin/pipescope.js puts it back. Keep in step with bin/pipescope.js. */
+/* The variable that carries the host's NODE_EXTRA_CA_CERTS past the tap's own Node (exec_node),
+ * as `<this pid>:<value>`: bin/pipescope.js puts the value back only when the pid is its own (or
+ * its parent's: a `node` that is a shim starting Node as its child), so that a host's own
+ * PIPESCOPE_TAP_FRONT_CA reaches its server as it was. Keep in step with bin/pipescope.js. */
 #define FRONT_CA "PIPESCOPE_TAP_FRONT_CA"
 
 /* `pipescope-relay node <node> <bin/pipescope.js> tap ...`: the command `tap install` writes in
@@ -130,11 +132,19 @@ static int exec_server(char **argv) {
  * before any script runs (~45 ms here), and the server waits for the tap to start: the tap's own
  * Node needs none (it makes no TLS connection), so the variable moves to FRONT_CA, and the tap
  * puts it back before it starts the server (bin/pipescope.js), whose environment is the host's
- * exactly. Then Node is exec'd in this process (the pid the host started). A host environment
- * that has FRONT_CA already is left as it is. */
+ * exactly. Then Node is exec'd in this process (the pid the host started; no signal disposition
+ * or mask is changed, so Node starts as the host would have started it). A host environment that
+ * has FRONT_CA already is left as it is (Node then parses the bundle). */
 static int exec_node(char **argv) {
   const char *ca = getenv("NODE_EXTRA_CA_CERTS");
-  if (ca && !getenv(FRONT_CA) && setenv(FRONT_CA, ca, 1) == 0) unsetenv("NODE_EXTRA_CA_CERTS");
+  if (ca && !getenv(FRONT_CA)) {
+    size_t size = strlen(ca) + 32;
+    char *tagged = malloc(size);
+    if (tagged && snprintf(tagged, size, "%ld:%s", (long)getpid(), ca) > 0 &&
+        setenv(FRONT_CA, tagged, 1) == 0)
+      unsetenv("NODE_EXTRA_CA_CERTS");
+    free(tagged);
+  }
   execv(argv[2], &argv[2]);
   exec_failed(argv[2]);
   return 126;
