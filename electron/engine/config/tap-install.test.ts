@@ -154,6 +154,8 @@ describe('what it refuses (TapConfigError, nothing written)', () => {
       tapInstall({ config: file, launcher: { node: 'node', bin: '/x/pipescope.js' } }),
       /absolute/,
     );
+    const front = { node: '/n', bin: '/x/pipescope.js', front: 'pipescope-relay' };
+    await refuses(tapInstall({ config: file, launcher: front }), /absolute.*the relay in front/);
     await refuses(
       tapInstall({ config: file, launcher: { node: '/n', bin: path.join(dir, 'pipescope.js') } }),
       /the pipescope command is not at/,

@@ -102,7 +102,9 @@ export async function tapInstall(opts: TapInstallOptions): Promise<TapInstallRes
     !path.isAbsolute(launcher.bin) ||
     (launcher.front !== undefined && !path.isAbsolute(launcher.front))
   ) {
-    throw new TapConfigError('the tap launcher needs absolute paths (node and bin/pipescope.js)');
+    throw new TapConfigError(
+      'the tap launcher needs absolute paths (node, bin/pipescope.js and the relay in front)',
+    );
   }
   await readFile(launcher.bin).catch(() => {
     throw new TapConfigError(`the pipescope command is not at ${launcher.bin}; build it first`);
