@@ -4,8 +4,8 @@
  * wrapped in `<node> <bin/pipescope.js> tap … -- <original argv>` (with the native relay in
  * front where it is built: `<relay> node <node> <bin> tap …`), a second install that changes no
  * byte, and an uninstall that gives back the original bytes. Usage errors: exit 2. The wrapped
- * entry started as a host would: it relays, and the host's NODE_EXTRA_CA_CERTS reaches the
- * server, not the tap's own Node.
+ * entry started as a host would: it relays, and the host's environment reaches the server exactly
+ * (NODE_EXTRA_CA_CERTS not the tap's own Node). The app's launcher writes the same front.
  */
 import { spawn } from 'node:child_process';
 import {
@@ -23,6 +23,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { importConfigText } from '../../dist/electron/engine/config/import.js';
+import { appTapLauncher } from '../../dist/electron/engine/host/tap-launcher.js';
 import { RELAY_BINARY, relayBinaryUnavailable } from '../../dist/electron/native-binary.js';
 import { CLI, REPO, runCli, withTimeout } from './helpers.js';
 
@@ -169,6 +170,25 @@ describe('tap install options and errors', () => {
       expect(r.stderr.trim().split('\n').length).toBeLessThanOrEqual(2);
     }
     expect((await runCli(['tap', 'install'])).stderr).toMatch(/--config <file>' not specified/);
+  });
+});
+
+describe('the app\'s launcher ("Tap this host\'s servers")', () => {
+  it('under Electron runs the node on PATH, with the relay in front where it can run here', async () => {
+    const l = await appTapLauncher({
+      electron: '99.0.0',
+      pathVar: path.dirname(process.execPath),
+      version: async () => 'v22.0.0',
+    });
+    expect(l.node).toBe(path.join(path.dirname(process.execPath), 'node'));
+    expect(l.bin).toBe(CLI);
+    // The same front as `tap install` from a terminal: absent where the relay cannot run.
+    expect(l.front).toBe(START.length > 1 ? RELAY_BINARY : undefined);
+    expect(await appTapLauncher({ electron: undefined })).toMatchObject({
+      node: process.execPath,
+      front: START.length > 1 ? RELAY_BINARY : undefined,
+      note: null,
+    });
   });
 });
 
