@@ -39,7 +39,8 @@ export interface TapResult {
 
 /** What the app answers `config:tap-install` / `config:tap-uninstall` with. */
 export interface TapConfigResult extends TapResult {
-  /** What a tapped entry runs (install only): the Node binary and bin/pipescope.js, and why
-   *  that Node when it is not the app's own (under Electron, the `node` found on PATH). */
-  launcher: { node: string; bin: string; note: string | null } | null;
+  /** What a tapped entry runs (install only): the Node binary and bin/pipescope.js, the native
+   *  relay that starts them where it runs (Linux), and why that Node when it is not the app's
+   *  own (under Electron, the `node` found on PATH). */
+  launcher: { node: string; bin: string; front?: string; note: string | null } | null;
 }

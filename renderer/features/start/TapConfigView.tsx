@@ -73,6 +73,7 @@ function LauncherLine({ r }: { r: TapConfigResult }): ReactElement | null {
     <div className="tap-launcher small-text">
       <span className="muted">Each wrapped entry runs:</span>
       <code className="tap-argv">
+        {r.launcher.front ? `${r.launcher.front} node ` : ''}
         {r.launcher.node} {r.launcher.bin} tap --name NAME --host "{r.host}" -- COMMAND ARGS…
       </code>
       {r.launcher.note ? <p className="import-note">{r.launcher.note}</p> : null}

@@ -164,6 +164,28 @@ describe('config:tap-install / config:tap-uninstall', () => {
     expect(empty.ok ? null : empty.error.code).toBe('EINVAL');
   });
 
+  it('with the relay in front, writes it first and says so in its result', async () => {
+    const front = path.join(root, 'pipescope-relay');
+    const launcher = (): Promise<AppTapLauncher> =>
+      Promise.resolve({ node: process.execPath, bin: builtPaths.cliBin(), front, note: null });
+    const call = handlers({ launcher });
+    const r = value(await call('config:tap-install', { path: file, servers: ['github'] }));
+    expect(r.launcher).toEqual({
+      node: process.execPath,
+      bin: builtPaths.cliBin(),
+      front,
+      note: null,
+    });
+    const entry = JSON.parse(readFileSync(file, 'utf8')).mcpServers.github;
+    expect([entry.command, ...entry.args.slice(0, 4)]).toEqual([
+      front,
+      'node',
+      process.execPath,
+      builtPaths.cliBin(),
+      'tap',
+    ]);
+  });
+
   it('runs one write at a time', async () => {
     const call = handlers();
     const [a, b] = await Promise.all([

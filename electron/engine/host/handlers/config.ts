@@ -78,5 +78,10 @@ export function registerConfigHandlers(on: HandlerRegistry, o: ConfigHandlerOpti
 }
 
 function withLauncher(r: TapResult, l: AppTapLauncher | null): TapConfigResult {
-  return { ...r, launcher: l ? { node: l.node, bin: l.bin, note: l.note } : null };
+  return {
+    ...r,
+    launcher: l
+      ? { node: l.node, bin: l.bin, ...(l.front ? { front: l.front } : {}), note: l.note }
+      : null,
+  };
 }
