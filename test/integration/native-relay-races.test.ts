@@ -44,6 +44,18 @@ afterAll(() => {
   rmSync(DIR, { recursive: true, force: true });
 });
 
+/** What the host reads of the server's stdout (its stderr drained); its stdin ended unless
+ *  `keepStdin`. */
+function hostBytes(r: RelayRun, keepStdin = false): () => number {
+  let got = 0;
+  r.hostOut?.on('data', (d: Buffer) => {
+    got += d.length;
+  });
+  r.hostErr?.resume();
+  if (!keepStdin) r.hostIn?.end();
+  return () => got;
+}
+
 const start = relayStarter({
   binary: BINARY,
   // Threads the relay does not join at its exit are by design (it exits with them running).
@@ -74,14 +86,9 @@ describe.runIf(tsan)('the native relay under ThreadSanitizer', () => {
       ],
       { relayArgs: ['--slow-copier'] },
     );
-    let got = 0;
-    r.hostOut?.on('data', (d: Buffer) => {
-      got += d.length;
-    });
-    r.hostErr?.resume();
-    r.hostIn?.end();
+    const got = hostBytes(r);
     const [code] = await r.exited;
-    expect(got).toBe(size);
+    expect(got()).toBe(size);
     expect(reports(r)).not.toMatch(/ThreadSanitizer/);
     expect(code).toBe(0);
   }, 60_000);
@@ -111,14 +118,9 @@ describe.runIf(tsan)('the native relay under ThreadSanitizer', () => {
         ],
         { relayArgs },
       );
-      let got = 0;
-      r.hostOut?.on('data', (d: Buffer) => {
-        got += d.length;
-      });
-      r.hostErr?.resume();
-      r.hostIn?.end();
+      const got = hostBytes(r);
       const [code] = await r.exited;
-      expect(got).toBe(size);
+      expect(got()).toBe(size);
       const copied = r.pieces[0].reduce((n, p) => n + (p.kind === 'bytes' ? p.mark.bytes : 0), 0);
       expect(copied).toBe(size);
       expect(reports(r)).not.toMatch(/ThreadSanitizer/);
@@ -133,16 +135,12 @@ describe.runIf(tsan)('the native relay under ThreadSanitizer', () => {
       '-e',
       `process.stdin.on('data', () => process.stdout.write(Buffer.alloc(${8 * MiB}, 0x61)));`,
     ]);
-    let got = 0;
-    r.hostOut?.on('data', (d: Buffer) => {
-      got += d.length;
-    });
-    r.hostErr?.resume();
+    const got = hostBytes(r, true);
     r.hostIn?.write('go\n');
-    await waitFor(() => got > MiB, 10_000, 'the answer going by');
+    await waitFor(() => got() > MiB, 10_000, 'the answer going by');
     for (const c of r.copies) c.destroy();
     r.hostIn?.write('go\n');
-    await waitFor(() => got === 16 * MiB, 10_000, 'both answers at the host');
+    await waitFor(() => got() === 16 * MiB, 10_000, 'both answers at the host');
     r.hostIn?.end();
     const [code] = await r.exited;
     expect(reports(r)).not.toMatch(/ThreadSanitizer/);
