@@ -92,14 +92,16 @@ static int store_drain_o(struct out *s, size_t max) {
   return ring_drain_o(s, max);
 }
 
-/* O is full (the copier is behind): P's head into the holds or the ring here, after what O
- * holds. Returns the bytes copied (0: no room, the load goes uncopied). */
-size_t ring_copy_here(struct out *s) {
+/* P's head into the holds, or (`ring_too`) into the ring once they take no more, on the relay's
+ * thread, after what O has; the bytes taken (0: none). Without `ring_too` nothing is copied here:
+ * O's copies and P's go to the holds only (a tee, a splice), else they are left for the copier. */
+static size_t store_here(struct out *s, int ring_too) {
   size_t got = 0;
   pthread_mutex_lock(&s->ring_mu);
-  int o_empty = store_drain_o(s, RING_MAX) == 1;
+  int o = ring_too ? store_drain_o(s, RING_MAX) : ringing(s) ? 0 : hold_drain_o(s, RING_MAX);
+  int o_empty = o == 1;
   if (o_empty && !ringing(s)) got = hold_tee(s);
-  if (o_empty && ringing(s) && ring_room(s) >= s->in_p) {
+  if (ring_too && o_empty && ringing(s) && ring_room(s) >= s->in_p) {
     ssize_t n = tee(s->p[0], s->scratch[1], s->in_p, SPLICE_F_NONBLOCK);
     while (n > 0 && got < (size_t)n) {
       ssize_t r = ring_read(s, s->scratch[0], (size_t)n - got);
@@ -111,17 +113,15 @@ size_t ring_copy_here(struct out *s) {
   return got;
 }
 
+/* O is full (the copier is behind): P's head into the holds or the ring here, after what O
+ * holds. Returns the bytes copied (0: no room, the load goes uncopied). */
+size_t ring_copy_here(struct out *s) { return store_here(s, 1); }
+
 /* While a burst's copies are held (HOLD_MIN_BYTES waiting) and the holds take them: P's head
- * into the holds on the relay's thread, after what O has (a tee: no byte copied), rather than
- * into O, which would wake the copier for each load only to move it. Returns the bytes tee'd
- * (0: not here, O as usual). */
+ * into the holds on the relay's thread (a tee: no byte copied), rather than into O, which would
+ * wake the copier for each load only to move it. Returns the bytes tee'd (0: O as usual). */
 size_t hold_here(struct out *s) {
-  size_t got = 0;
-  if (copies_waiting(s) < HOLD_MIN_BYTES) return 0;
-  pthread_mutex_lock(&s->ring_mu);
-  if (!ringing(s) && store_drain_o(s, RING_MAX) == 1 && !ringing(s)) got = hold_tee(s);
-  pthread_mutex_unlock(&s->ring_mu);
-  return got;
+  return copies_waiting(s) < HOLD_MIN_BYTES ? 0 : store_here(s, 0);
 }
 
 /* Whether the copies waiting (in the holds and the ring) go to the tap now: at the stream's end,

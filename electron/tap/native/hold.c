@@ -92,14 +92,14 @@ static int hold_newest(const struct out *s) {
 static int hold_new(struct out *s, int size) {
   int p[2];
   if (!budget_take(charge(size))) return 0;
-  if (pipe2(p, O_NONBLOCK | O_CLOEXEC) < 0) {
-    budget_give(charge(size));
-    return 0;
-  }
-  if (size && fcntl(p[1], F_SETPIPE_SZ, size) < size) {
+  int made = pipe2(p, O_NONBLOCK | O_CLOEXEC) == 0;
+  if (made && size && fcntl(p[1], F_SETPIPE_SZ, size) < size) {
     /* Past the user's pipe pages, or a pipe-max-size below it. */
     close(p[0]);
     close(p[1]);
+    made = 0;
+  }
+  if (!made) {
     budget_give(charge(size));
     return 0;
   }
