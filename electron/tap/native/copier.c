@@ -98,8 +98,14 @@ static int store_drain_o(struct out *s, size_t max) {
 static size_t store_here(struct out *s, int ring_too) {
   size_t got = 0;
   pthread_mutex_lock(&s->ring_mu);
-  int o = ring_too ? store_drain_o(s, RING_MAX) : ringing(s) ? 0 : hold_drain_o(s, RING_MAX);
+  /* Nothing of this thread's went into O since it was last found empty: it is (the copier only
+   * takes from it), and a held burst's load goes to the holds without a look at O. */
+  int o = ring_too ? store_drain_o(s, RING_MAX)
+          : ringing(s) ? 0
+          : s->o_filled ? hold_drain_o(s, RING_MAX)
+          : 1;
   int o_empty = o == 1;
+  if (o_empty) s->o_filled = 0;
   if (o_empty && !ringing(s)) got = hold_tee(s);
   if (ring_too && o_empty && ringing(s) && ring_room(s) >= s->in_p) {
     ssize_t n = tee(s->p[0], s->scratch[1], s->in_p, SPLICE_F_NONBLOCK);

@@ -121,7 +121,7 @@ int out_step(struct out *s) {
   int moved = 0;
   uint64_t t;
   if (s->done) return 0;
-  if (s->in_p == 0 && reading(s)) {
+  if (s->in_p == 0 && reading(s) && !s->src_idle) {
     size_t want = abandoning && s->abandon_left < LOAD ? s->abandon_left : LOAD;
     ssize_t n = splice(s->src, NULL, s->p[1], NULL, want, SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
     if (n > 0) {
@@ -130,7 +130,9 @@ int out_step(struct out *s) {
       s->teed = 0;
       s->load_t = now_ns();
       moved = 1;
-    } else if (n == 0 || (errno != EAGAIN && errno != EINTR)) {
+    } else if (n < 0 && errno == EAGAIN) {
+      s->src_idle = 1;
+    } else if (n == 0 || errno != EINTR) {
       s->src_eof = 1; /* the server's end is closed (or failed: the same to the host) */
       moved = 1;
     }
@@ -140,7 +142,7 @@ int out_step(struct out *s) {
   if (s->in_p > 0 && s->teed == 0 && !__atomic_load_n(&s->obs_gone, __ATOMIC_ACQUIRE) &&
       cq_room(MARK_BYTES)) {
     ssize_t n = (ssize_t)hold_here(s);
-    if (n == 0) n = tee(s->p[0], s->o[1], s->in_p, SPLICE_F_NONBLOCK);
+    if (n == 0 && (n = tee(s->p[0], s->o[1], s->in_p, SPLICE_F_NONBLOCK)) > 0) s->o_filled = 1;
     if (n > 0) s->teed = (size_t)n;
     else s->teed = ring_copy_here(s);
   }

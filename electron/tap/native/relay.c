@@ -200,12 +200,15 @@ int main(int argc, char **argv) {
   record(R_READY, 0, 0, ready, 1, NULL, 0);
 
   for (;;) {
+    /* Each step tries only what may have something (src_idle, in_idle); while bytes keep
+     * moving, a poll without waiting every SPIN_NS says what the others have. */
     int moved;
+    uint64_t spin_from = now_ns();
     do {
       moved = 0;
       for (int i = 0; i < 2; i++) moved |= out_step(&outs[i]);
       moved |= in_step();
-    } while (moved);
+    } while (moved && now_ns() - spin_from < SPIN_NS);
     uint64_t t = now_ns();
     if (state_dirty ? t - last_state_at >= STATE_MIN_NS : t - last_state_at >= STATE_EVERY_NS)
       send_state(t, 0);
@@ -245,9 +248,13 @@ int main(int argc, char **argv) {
     /* A batch of records or copies waiting: wake when it is due. */
     if ((cq_pending() || copies_ending()) && wait_ms > CTRL_BATCH_NS / 1000000)
       wait_ms = CTRL_BATCH_NS / 1000000;
-    int r = poll(p, (nfds_t)n, (int)wait_ms);
+    int r = poll(p, (nfds_t)n, moved ? 0 : (int)wait_ms);
     if (r < 0 && errno != EINTR) fail("poll");
     for (int i = 0; i < n; i++) {
+      int has = p[i].revents & (POLLIN | POLLHUP | POLLERR);
+      for (int k = 0; k < 2; k++)
+        if (has && p[i].fd == outs[k].src) outs[k].src_idle = 0;
+      if (has && p[i].fd == HOST_IN) in_idle = 0;
       if (p[i].fd == CTRL && (p[i].revents & (POLLIN | POLLHUP | POLLERR))) read_commands();
       /* The server closed its stdin (or exited) with nothing of ours to write. */
       if (p[i].fd == SRV_IN && p[i].events == 0 && (p[i].revents & (POLLHUP | POLLERR)) &&

@@ -69,6 +69,9 @@ enum { C_INJECT = 1, C_ABANDON = 2, C_YIELD = 3 };
 #define HOLD_MAX_NS 250000000ull
 #define SEND_MAX (256 * 1024)
 #define HOLD_LOOK_MS 5
+/* How long the relay's loop goes on moving bytes before it polls (without waiting) for what the
+ * other fds have: the most a host's line waits behind a burst of the server's. */
+#define SPIN_NS 100000ull
 /* The pipes that hold a stream's copies (hold.c): at most HOLD_PIPES of HOLD_PIPE_SIZE each
  * (6,144 pipe buffers, each a reference to a piece of the server's output: ~14 KiB each
  * through the tap, so ~84 MiB of a large answer), at least HOLD_MIN_FILL in a full one, else
@@ -114,6 +117,12 @@ struct out {
   int o_closed;
   uint64_t off, delivered, load_t;
   int src_eof, done, dst_gone, obs_gone, blocked, released;
+  /* The server's end had nothing at the last try: not tried again until poll says it has
+   * (relay.c's loop), so that a busy stream does not cost the idle one a failed splice a load. */
+  int src_idle;
+  /* The relay's thread tee'd copies into O since it last found O empty (relay's thread only):
+   * while not, a held burst's loads go to the holds without looking at O first (store_here). */
+  int o_filled;
   /* The host's fd takes no splice (a file opened O_APPEND, a device without splice_write): its
    * bytes go through copy_out. */
   int copy;
@@ -195,7 +204,7 @@ void hold_drop(struct out *s);
 /* stdin.c */
 extern size_t in_len, in_off;
 extern uint64_t in_gap_n, in_written, in_blocked_since, in_wait_ns;
-extern int in_eof, in_closed, in_at_line_end, in_blocked;
+extern int in_eof, in_closed, in_at_line_end, in_blocked, in_idle;
 extern struct inject *inj_head, *inj_tail;
 int in_step(void);
 void in_gap_flush(void);

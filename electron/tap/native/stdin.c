@@ -17,6 +17,8 @@ void in_gap_flush(void) {
 }
 
 int in_eof, in_closed, in_at_line_end = 1, in_blocked;
+/* The host's stdin had nothing at the last read: not read again until poll says it has. */
+int in_idle;
 uint64_t in_read, in_written, in_blocked_since, in_wait_ns;
 
 struct inject *inj_head, *inj_tail;
@@ -104,7 +106,7 @@ int in_step(void) {
       moved = 1;
     }
   }
-  if (in_off == in_len && !in_eof) {
+  if (in_off == in_len && !in_eof && !in_idle) {
     ssize_t r = read(HOST_IN, in_buf, STDIN_BUF);
     uint64_t t = now_ns();
     if (r > 0) {
@@ -123,7 +125,9 @@ int in_step(void) {
       }
       in_read += (size_t)r;
       moved = 1;
-    } else if (r == 0 || (errno != EAGAIN && errno != EINTR)) {
+    } else if (r < 0 && errno == EAGAIN) {
+      in_idle = 1;
+    } else if (r == 0 || errno != EINTR) {
       in_eof = 1;
       in_gap_flush();
       uint64_t u[1] = {t};
