@@ -233,7 +233,10 @@ int main(int argc, char **argv) {
       if (s->in_p > 0 && !s->dst_gone) p[n++] = (struct pollfd){s->dst, POLLOUT, 0};
     }
     if (!in_closed) {
-      if (in_off == in_len && !in_eof) p[n++] = (struct pollfd){HOST_IN, POLLIN, 0};
+      /* Not while a line of Pipescope's waits for the server (in_step reads nothing then):
+       * the host's next bytes would wake the poll at once, for as long as the server stalls. */
+      if (in_off == in_len && !in_eof && !(inj_head && in_at_line_end))
+        p[n++] = (struct pollfd){HOST_IN, POLLIN, 0};
       if (in_off < in_len || (inj_head && in_at_line_end))
         p[n++] = (struct pollfd){SRV_IN, POLLOUT, 0};
       else
