@@ -159,6 +159,35 @@ describe.runIf(native)("the native relay's copiers", () => {
     for (const n of woke) expect(n).toBeLessThan(10);
   });
 
+  it.each([
+    ['the host reads at once', true],
+    ['the host leaves unread', false],
+  ])(
+    'an answer %s: its copies go to the tap once the host has it, or after 250 ms at most',
+    async (_, reads) => {
+      // copier.c, deliver_due: copies wait until the host's socket is empty, so that the tap's
+      // observer does not start work while the host still reads (HOLD_MAX_NS bounds the wait).
+      const size = 200 * 1024;
+      const server = [
+        process.execPath,
+        '-e',
+        `process.stdin.once('data', () => process.stdout.write(Buffer.alloc(${size}, 0x61))); setInterval(() => {}, 1e6);`,
+      ];
+      const r = start(server);
+      r.hostErr?.resume();
+      if (reads) r.hostOut?.resume();
+      else r.hostOut?.pause();
+      const firstCopy = new Promise<number>((ok) =>
+        r.copies[0].once('data', () => ok(performance.now())),
+      );
+      const asked = performance.now();
+      r.hostIn?.write('go\n');
+      const waited = (await firstCopy) - asked;
+      if (reads) expect(waited, `the first copy came after ${waited} ms`).toBeLessThan(200);
+      else expect(waited, `the first copy came after ${waited} ms`).toBeGreaterThan(200);
+    },
+  );
+
   it('a small message after an idle spell makes no ring pages resident past what is kept', async () => {
     // Populate-ahead is as much as has come: a 9-byte copy needs at most a step of stderr's
     // (2 MiB), stdout's fits in what it keeps warm.

@@ -130,9 +130,20 @@ size_t hold_here(struct out *s) {
   return copies_waiting(s) < HOLD_MIN_BYTES ? 0 : store_here(s, 0);
 }
 
+/* What the host has not read yet of what the relay gave it: its socket's queue (SIOCOUTQ) or
+ * its pipe's (FIONREAD); 0 where neither says (a file, /dev/null once the relay let go). */
+static int host_unread(const struct out *s) {
+  int n = 0;
+  if (ioctl(s->dst, SIOCOUTQ, &n) == 0 || ioctl(s->dst, FIONREAD, &n) == 0) return n;
+  return 0;
+}
+
 /* Whether the copies waiting (in the holds and the ring) go to the tap now: at the stream's end,
- * at abandon, a batch of few, or a burst's once the host's path has been still for QUIET_NS, or
- * when holding them longer would cost: the oldest waited HOLD_MAX_NS, or RING_MAX is near. */
+ * at abandon, a batch of few, or a burst's once the host's path has been still for QUIET_NS;
+ * either only once the host has read all it was given (a large answer's first load, then a
+ * pause of the server's, would start the observer while the host still reads). Or when holding
+ * them longer would cost: the oldest waited HOLD_MAX_NS (a host that does not read), or RING_MAX
+ * is near. */
 static int deliver_due(struct out *s, int eof, uint64_t t) {
   uint64_t waiting = copies_waiting(s);
   if (waiting == 0) return 0;
@@ -140,8 +151,9 @@ static int deliver_due(struct out *s, int eof, uint64_t t) {
   /* Both are set by the other threads, maybe after `t` was read. */
   uint64_t first = LOAD_U64(s->copy_first_at), moved = LOAD_U64(host_moved_at);
   uint64_t held = t > first ? t - first : 0, quiet = t > moved ? t - moved : 0;
-  return held >= HOLD_MAX_NS ||
-         (held >= CTRL_BATCH_NS && (quiet >= QUIET_NS || waiting < HOLD_MIN_BYTES));
+  if (held >= HOLD_MAX_NS) return 1;
+  return held >= CTRL_BATCH_NS && (quiet >= QUIET_NS || waiting < HOLD_MIN_BYTES) &&
+         host_unread(s) == 0;
 }
 
 /* The copier without a ring (out_init): O goes to the tap as it comes, unheld (as before there

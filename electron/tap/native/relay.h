@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <linux/sockios.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
@@ -160,6 +161,7 @@ extern int slow_copier, no_populate, no_holds, hold_pipes;
 uint64_t now_ns(void);
 void fail(const char *what);
 void host_restore(int fd);
+void host_buffer_restore(void);
 
 /* yield.c */
 extern pid_t yield_pid;
