@@ -32,7 +32,7 @@ import {
   yieldCommand,
 } from './native-records.js';
 import type { RelayEnd } from './relay.js';
-import { underDeathSignal } from './spawn-server.js';
+import { hostStdoutIsSocket, SERVER_SNDBUF, underDeathSignal } from './spawn-server.js';
 import { relayTees, type Tee } from './tee.js';
 
 const BINARY = RELAY_BINARY;
@@ -65,6 +65,8 @@ export class NativeRelay {
   readonly done: Promise<RelayEnd>;
   private resolveDone!: (end: RelayEnd) => void;
   private native: ChildProcess | null = null;
+  /** The server's stdout socket's size for the relay (SERVER_SNDBUF; null: the default). */
+  private serverSndbuf: number | null = null;
   private ctrl: Writable | null = null;
   private readonly records = new RecordReader();
   private readonly meter: HostReadMeter;
@@ -114,7 +116,10 @@ export class NativeRelay {
       new Reassembler((p) => this.stdoutPiece(p)),
       new Reassembler((p) => this.stderrPiece(p)),
     ];
-    const [file, argv] = underDeathSignal(command, args);
+    // Only where the host gave a socket, and the relay starts the server (SERVER_SNDBUF).
+    const sndbuf = hostStdoutIsSocket() ? SERVER_SNDBUF : undefined;
+    const [file, argv] = underDeathSignal(command, args, sndbuf);
+    this.serverSndbuf = file === BINARY ? (sndbuf ?? null) : null;
     this.child = spawn(file, argv, {
       stdio: ['pipe', 'pipe', 'pipe'],
       detached: true,
@@ -167,7 +172,9 @@ export class NativeRelay {
   private startNative(): void {
     const { child } = this;
     const server = [child.stdin, child.stdout, child.stderr] as (Writable | Readable)[];
-    const native = spawn(BINARY, this.yieldToHost ? ['--yield-to-host', String(process.pid)] : [], {
+    const args = this.yieldToHost ? ['--yield-to-host', String(process.pid)] : [];
+    if (this.serverSndbuf !== null) args.push('--server-sndbuf', String(this.serverSndbuf));
+    const native = spawn(BINARY, args, {
       stdio: [0, 1, 2, ...server, 'pipe', 'pipe', 'pipe'],
     });
     this.native = native;

@@ -183,6 +183,7 @@ int out_step(struct out *s) {
     /* The host has all of it: let go of its fd now, so it sees the end when it would without
      * the tap, while the last copies still go to the tap. */
     s->released = 1;
+    if (s->dst == HOST_OUT) host_buffer_restore();
     if (s->dst == HOST_OUT && !host_shared) host_restore(HOST_OUT);
     if (!s->dst_gone) dup2(devnull, s->dst);
   }

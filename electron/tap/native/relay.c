@@ -65,10 +65,44 @@ void host_restore(int fd) {
   host_flags[fd] = -1;
 }
 
+/* `--server-sndbuf N`: the tap had the server's stdout socket made N bytes (`exec
+ * --stdout-sndbuf`), from the system's default (libuv's socketpair sets none). The host's socket,
+ * where the host gave the tap one, grows by what the server's lost, until the relay lets go of it:
+ * what the two sockets and the relay's pipe hold together (how far the server gets when the host
+ * stops reading) stays as it was, but more of it is on the host's side, which the host then reads
+ * without waiting for the relay to be scheduled again. A socket's SO_SNDBUF is doubled by the
+ * kernel (and capped by wmem_max for a user not root): it is set to half what is wanted. */
+static long server_sndbuf = -1;
+static int host_sndbuf = -1; /* the host's socket's own, to give back (-1: not changed) */
+
+static void host_buffer_grow(void) {
+  if (server_sndbuf < 0) return;
+  long def = 212992; /* the kernel's default, should the file be unreadable */
+  FILE *f = fopen("/proc/sys/net/core/wmem_default", "r");
+  if (f) {
+    if (fscanf(f, "%ld", &def) != 1) def = 212992;
+    fclose(f);
+  }
+  int cur = 0;
+  socklen_t len = sizeof cur;
+  if (def <= server_sndbuf || getsockopt(HOST_OUT, SOL_SOCKET, SO_SNDBUF, &cur, &len) != 0) return;
+  int want = (int)((cur + def - server_sndbuf) / 2);
+  if (setsockopt(HOST_OUT, SOL_SOCKET, SO_SNDBUF, &want, sizeof want) == 0) host_sndbuf = cur;
+}
+
+/* Before the relay lets go of the host's stdout: its socket's own size back. */
+void host_buffer_restore(void) {
+  if (host_sndbuf < 0) return;
+  int v = host_sndbuf / 2;
+  setsockopt(HOST_OUT, SOL_SOCKET, SO_SNDBUF, &v, sizeof v);
+  host_sndbuf = -1;
+}
+
 void fail(const char *what) {
   char msg[256];
   int n = snprintf(msg, sizeof msg, "pipescope-relay: %s: %s\n", what, strerror(errno));
   if (n > 0 && write(HOST_ERR, msg, (size_t)n) < 0) { /* nothing left to tell */ }
+  host_buffer_restore();
   host_restore(HOST_IN);
   host_restore(HOST_OUT);
   _exit(70);
@@ -112,12 +146,24 @@ static void exec_failed(const char *what) {
   _exit(e == ENOENT ? 127 : 126);
 }
 
-static int exec_server(char **argv) {
+/* `exec <tap pid> --stdout-sndbuf N -- …`: the server's stdout socket made N bytes (see
+ * host_buffer_grow); nothing where it is not a socket. */
+static int exec_server(int argc, char **argv) {
   pid_t tap = (pid_t)atol(argv[2]);
+  int at = 3;
+  if (strcmp(argv[3], "--stdout-sndbuf") == 0) {
+    if (argc < 7 || strcmp(argv[5], "--") != 0) {
+      fprintf(stderr, "pipescope-relay: exec <tap pid> [--stdout-sndbuf N] -- <command>\n");
+      _exit(2);
+    }
+    int v = atoi(argv[4]) / 2;
+    if (v > 0) setsockopt(STDOUT_FILENO, SOL_SOCKET, SO_SNDBUF, &v, sizeof v);
+    at = 5;
+  }
   prctl(PR_SET_PDEATHSIG, SIGKILL);
   if (getppid() != tap) _exit(137); /* the tap is gone: as its SIGKILL would have ended us */
-  execvp(argv[4], &argv[4]);
-  exec_failed(argv[4]);
+  execvp(argv[at + 1], &argv[at + 1]);
+  exec_failed(argv[at + 1]);
   return 126;
 }
 
@@ -151,8 +197,9 @@ static int exec_node(char **argv) {
 }
 
 int main(int argc, char **argv) {
-  if (argc >= 5 && strcmp(argv[1], "exec") == 0 && strcmp(argv[3], "--") == 0)
-    return exec_server(argv);
+  if (argc >= 5 && strcmp(argv[1], "exec") == 0 &&
+      (strcmp(argv[3], "--") == 0 || strcmp(argv[3], "--stdout-sndbuf") == 0))
+    return exec_server(argc, argv);
   if (argc >= 3 && strcmp(argv[1], "node") == 0) return exec_node(argv);
   for (int i = 1; i < argc; i++) {
     if (strcmp(argv[i], "--slow-copier") == 0) slow_copier = 1;
@@ -160,6 +207,8 @@ int main(int argc, char **argv) {
     else if (strcmp(argv[i], "--no-holds") == 0) no_holds = 1;
     else if (strcmp(argv[i], "--hold-pipes") == 0 && i + 1 < argc) hold_pipes = atoi(argv[++i]);
     else if (strcmp(argv[i], "--hold-budget") == 0 && i + 1 < argc) hold_budget = atoll(argv[++i]);
+    else if (strcmp(argv[i], "--server-sndbuf") == 0 && i + 1 < argc)
+      server_sndbuf = atol(argv[++i]);
     else if (strcmp(argv[i], "--yield-to-host") == 0 && i + 1 < argc)
       yield_pid = (pid_t)atol(argv[++i]);
   }
@@ -193,6 +242,7 @@ int main(int argc, char **argv) {
       if (st[a].st_dev == st[b].st_dev && st[a].st_ino == st[b].st_ino) host_shared = 1;
   devnull = open("/dev/null", O_WRONLY | O_CLOEXEC);
   if (devnull < 0) fail("/dev/null");
+  host_buffer_grow();
   hold_budget_init(hold_budget);
   out_init(&outs[0], 0, SRV_OUT, HOST_OUT, OBS_OUT);
   out_init(&outs[1], 1, SRV_ERR, HOST_ERR, OBS_ERR);
@@ -269,6 +319,7 @@ int main(int argc, char **argv) {
   /* Everything is delivered: say so, and let the tap read the last records. Pipescope's lines
    * still waiting (the host inside a line, the server not reading) will never be written: said,
    * as the Node relay says it (the tap's session waits for each line's outcome). */
+  host_buffer_restore();
   host_restore(HOST_IN);
   host_restore(HOST_OUT);
   if (!ctrl_gone) read_commands();
