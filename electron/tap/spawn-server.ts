@@ -23,11 +23,11 @@ const SETPRIV = '/usr/bin/setpriv';
 
 /** The server's stdout socket's size where the host's stdout is a socket (a pipe is the host's
  *  to size) and the native relay starts the server: the rest of the system's default goes to
- *  the host's socket instead (relay.c, host_buffer_grow). Where the server blocks when the host
- *  stops reading stays as it was (measured, 16 KiB writes: 498 against 530 KiB; 210 directly);
- *  a 64 MiB answer reached the host at 0.92x direct against 1.12x (11 interleaved runs): the
- *  host's side holds enough that it reads on while the relay waits for a CPU. */
-export const SERVER_SNDBUF = 64 * 1024;
+ *  the host's socket instead (relay.c, host_buffer_grow), so the host reads on while the relay
+ *  waits for a CPU, and the server blocks where it did when the host stops reading. A 64 MiB
+ *  answer, 11 interleaved runs, ×direct (settled / at spawn): the default 1.27 / 1.25, 128 KiB
+ *  1.10 / 1.26, 64 KiB 0.97 / 1.56 (the server's side then too small while the tap loads). */
+export const SERVER_SNDBUF = 128 * 1024;
 
 /** Whether this process's stdout, which the native relay gets, is a socket. */
 export function hostStdoutIsSocket(): boolean {

@@ -17,7 +17,7 @@ import { TAP_RELAYS } from './tap-relays.js';
 const native = TAP_RELAYS.some((r) => r.name === 'native');
 const python = spawnSync('python3', ['-c', 'pass']).status === 0;
 /** electron/tap/spawn-server.ts's SERVER_SNDBUF. */
-const SERVER_SNDBUF = 64 * 1024;
+const SERVER_SNDBUF = 128 * 1024;
 const WMEM_DEFAULT = Number(readFileSync('/proc/sys/net/core/wmem_default', 'utf8').trim());
 const traces = mkdtempSync(path.join(tmpdir(), 'tap-buffers-'));
 
@@ -127,8 +127,9 @@ describe.runIf(native && python)('the buffers either side of the native relay', 
     expect(direct).toBeGreaterThan(64 * 1024);
     expect(tapped).toBeGreaterThan(direct);
     // The relay's pipe (64 KiB) and the two sockets' system defaults, whichever side holds them:
-    // measured +224 to +256 KiB; the host's side grown without the server's made smaller, +368
-    // to +416.
-    expect(tapped - direct).toBeLessThan(320 * 1024);
+    // measured +224 to +320 KiB, as before the server's side was made smaller. The first test
+    // checks the two sizes exactly; this one, that nothing else holds more (the host's side
+    // grown by 80 KiB alone measured +304 to +400).
+    expect(tapped - direct).toBeLessThan(368 * 1024);
   }, 60_000);
 });
