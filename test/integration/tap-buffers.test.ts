@@ -19,6 +19,7 @@ const python = spawnSync('python3', ['-c', 'pass']).status === 0;
 /** electron/tap/spawn-server.ts's SERVER_SNDBUF. */
 const SERVER_SNDBUF = 128 * 1024;
 const WMEM_DEFAULT = Number(readFileSync('/proc/sys/net/core/wmem_default', 'utf8').trim());
+const WMEM_MAX = Number(readFileSync('/proc/sys/net/core/wmem_max', 'utf8').trim());
 const traces = mkdtempSync(path.join(tmpdir(), 'tap-buffers-'));
 
 /** A server that says its stdout's SO_SNDBUF (0: not a socket) on stderr, then waits for EOF. */
@@ -38,8 +39,13 @@ const HOST = `import json, os, socket, subprocess, sys
 argv, mode = json.loads(sys.argv[1]), sys.argv[2]
 if mode == 'pipe':
     r, out = os.pipe(); end = None
+elif mode == 'tcp':
+    l = socket.socket(); l.bind(('127.0.0.1', 0)); l.listen(1)
+    reader = socket.create_connection(l.getsockname()); end, _ = l.accept(); out = end.fileno()
 else:
     reader, end = socket.socketpair(); out = end.fileno()
+if mode == 'forced':  # past wmem_max: only CAP_NET_ADMIN can, and SO_SNDBUF could not give it back
+    end.setsockopt(socket.SOL_SOCKET, 32, int(open('/proc/sys/net/core/wmem_max').read()) * 2)
 sndbuf = lambda: end.getsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF) if end else 0
 before = sndbuf()
 p = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=out, stderr=subprocess.PIPE)
@@ -49,7 +55,7 @@ p.stdin.close(); p.wait()
 print(json.dumps({'server': int(line.split()[1]), 'before': before, 'during': during, 'after': sndbuf(), 'code': p.returncode}))
 `;
 
-function host(argv: string[], mode: 'socket' | 'pipe'): Record<string, number> {
+function host(argv: string[], mode: 'socket' | 'pipe' | 'tcp' | 'forced'): Record<string, number> {
   const r = spawnSync('python3', ['-c', HOST, JSON.stringify(argv), mode], {
     encoding: 'utf8',
     env: { ...process.env, PIPESCOPE_TRACE_DIR: traces },
@@ -113,6 +119,24 @@ describe.runIf(native && python)('the buffers either side of the native relay', 
     // Without the tap the server has the system's default: the tap changed it, no one else.
     expect(host(['python3', '-c', SAYS_SNDBUF], 'socket').server).toBe(WMEM_DEFAULT);
   });
+
+  it("a host's TCP socket: the host's is left alone (a size set on it stops the kernel's own sizing)", () => {
+    const r = host(tap(['python3', '-c', SAYS_SNDBUF]), 'tcp');
+    expect(r.code).toBe(0);
+    expect(r.during).toBe(r.before);
+    expect(r.after).toBe(r.before);
+  });
+
+  it.runIf(process.getuid?.() === 0)(
+    "a host's socket made larger than SO_SNDBUF allows: left alone, never made smaller",
+    () => {
+      const r = host(tap(['python3', '-c', SAYS_SNDBUF]), 'forced');
+      expect(r.code).toBe(0);
+      expect(r.before).toBeGreaterThan(2 * WMEM_MAX);
+      expect(r.during).toBe(r.before);
+      expect(r.after).toBe(r.before);
+    },
+  );
 
   it("a host's pipe: nothing changes (a pipe is the host's to size)", () => {
     const r = host(tap(['python3', '-c', SAYS_SNDBUF]), 'pipe');

@@ -71,21 +71,33 @@ void host_restore(int fd) {
  * what the two sockets and the relay's pipe hold together (how far the server gets when the host
  * stops reading) stays as it was, but more of it is on the host's side, which the host then reads
  * without waiting for the relay to be scheduled again. A socket's SO_SNDBUF is doubled by the
- * kernel (and capped by wmem_max for a user not root): it is set to half what is wanted. */
+ * kernel (and capped by wmem_max, root's too): it is set to half what is wanted. */
 static long server_sndbuf = -1;
 static int host_sndbuf = -1; /* the host's socket's own, to give back (-1: not changed) */
 
-static void host_buffer_grow(void) {
-  if (server_sndbuf < 0) return;
-  long def = 212992; /* the kernel's default, should the file be unreadable */
-  FILE *f = fopen("/proc/sys/net/core/wmem_default", "r");
+static long sysctl_long(const char *path, long fallback) {
+  long v = fallback;
+  FILE *f = fopen(path, "r");
   if (f) {
-    if (fscanf(f, "%ld", &def) != 1) def = 212992;
+    if (fscanf(f, "%ld", &v) != 1) v = fallback;
     fclose(f);
   }
-  int cur = 0;
-  socklen_t len = sizeof cur;
-  if (def <= server_sndbuf || getsockopt(HOST_OUT, SOL_SOCKET, SO_SNDBUF, &cur, &len) != 0) return;
+  return v;
+}
+
+/* Only a Unix socket (a TCP one sizes itself while it sends: a size set on it stops that, for
+ * good), and only one whose size SO_SNDBUF can give back (past wmem_max, which caps it for root
+ * too, only SO_SNDBUFFORCE could: it would be made smaller, and stay so). */
+static void host_buffer_grow(void) {
+  if (server_sndbuf < 0) return;
+  long def = sysctl_long("/proc/sys/net/core/wmem_default", 212992); /* the kernel's default */
+  long max = sysctl_long("/proc/sys/net/core/wmem_max", -1);
+  int cur = 0, domain = 0;
+  socklen_t len = sizeof cur, dlen = sizeof domain;
+  if (def <= server_sndbuf || getsockopt(HOST_OUT, SOL_SOCKET, SO_SNDBUF, &cur, &len) != 0 ||
+      getsockopt(HOST_OUT, SOL_SOCKET, SO_DOMAIN, &domain, &dlen) != 0 || domain != AF_UNIX ||
+      cur / 2 > max)
+    return;
   int want = (int)((cur + def - server_sndbuf) / 2);
   if (setsockopt(HOST_OUT, SOL_SOCKET, SO_SNDBUF, &want, sizeof want) == 0) host_sndbuf = cur;
 }
