@@ -184,7 +184,12 @@ describe.runIf(native)("the native relay's copiers", () => {
       r.hostIn?.write('go\n');
       const waited = (await firstCopy) - asked;
       if (reads) expect(waited, `the first copy came after ${waited} ms`).toBeLessThan(200);
-      else expect(waited, `the first copy came after ${waited} ms`).toBeGreaterThan(200);
+      else {
+        expect(waited, `the first copy came after ${waited} ms`).toBeGreaterThan(200);
+        // HOLD_MAX_NS bounds it: the host's queue never empties here, and the copies go all the
+        // same (generous: a loaded machine; a wait for the host to read would be forever).
+        expect(waited, `the first copy came after ${waited} ms`).toBeLessThan(1500);
+      }
     },
   );
 
