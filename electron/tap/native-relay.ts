@@ -116,8 +116,7 @@ export class NativeRelay {
       new Reassembler((p) => this.stdoutPiece(p)),
       new Reassembler((p) => this.stderrPiece(p)),
     ];
-    // Only where the host gave a socket, and the relay starts the server (SERVER_SNDBUF).
-    const sndbuf = hostStdoutIsSocket() ? SERVER_SNDBUF : undefined;
+    const sndbuf = hostStdoutIsSocket() ? SERVER_SNDBUF : undefined; // the host gave a socket
     const [file, argv] = underDeathSignal(command, args, sndbuf);
     this.serverSndbuf = file === BINARY ? (sndbuf ?? null) : null;
     this.child = spawn(file, argv, {

@@ -51,12 +51,8 @@ void hold_budget_init(long long bytes) {
     return;
   }
   if (geteuid() == 0) return;
-  long long soft = 16384; /* the kernel's default, should the file be unreadable */
-  FILE *f = fopen("/proc/sys/fs/pipe-user-pages-soft", "r");
-  if (f) {
-    if (fscanf(f, "%lld", &soft) != 1) soft = 16384;
-    fclose(f);
-  }
+  /* the kernel's default, should the file be unreadable */
+  long long soft = sysctl_long("/proc/sys/fs/pipe-user-pages-soft", 16384);
   if (soft > 0) hold_budget = soft * sysconf(_SC_PAGESIZE) / 4;
 }
 

@@ -75,7 +75,8 @@ void host_restore(int fd) {
 static long server_sndbuf = -1;
 static int host_sndbuf = -1; /* the host's socket's own, to give back (-1: not changed) */
 
-static long sysctl_long(const char *path, long fallback) {
+/* A number from /proc/sys, or `fallback` where it cannot be read. */
+long sysctl_long(const char *path, long fallback) {
   long v = fallback;
   FILE *f = fopen(path, "r");
   if (f) {
@@ -320,7 +321,7 @@ int main(int argc, char **argv) {
       for (int k = 0; k < 2; k++)
         if (has && p[i].fd == outs[k].src) outs[k].src_idle = 0;
       if (has && p[i].fd == HOST_IN) in_idle = 0;
-      if (p[i].fd == CTRL && (p[i].revents & (POLLIN | POLLHUP | POLLERR))) read_commands();
+      if (has && p[i].fd == CTRL) read_commands();
       /* The server closed its stdin (or exited) with nothing of ours to write. */
       if (p[i].fd == SRV_IN && p[i].events == 0 && (p[i].revents & (POLLHUP | POLLERR)) &&
           !in_closed)

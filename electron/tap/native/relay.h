@@ -161,6 +161,7 @@ extern int slow_copier, no_populate, no_holds, hold_pipes;
 uint64_t now_ns(void);
 void fail(const char *what);
 void host_restore(int fd);
+long sysctl_long(const char *path, long fallback);
 void host_buffer_restore(void);
 
 /* yield.c */
