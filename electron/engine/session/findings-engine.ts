@@ -49,6 +49,8 @@ export class FindingsEngine {
   private openingCode: FindingCode | null = null;
   /** Rules currently in an episode (a recurrence counts only after the episode ended). */
   private readonly active = new Set<string>();
+  /** Tapped: the last tick at which the host was not reading (null: not yet seen). */
+  private hostStalledAt: number | null = null;
 
   constructor(
     private readonly budgets: Budgets,
@@ -212,18 +214,25 @@ export class FindingsEngine {
 
   evaluate(s: TickState): void {
     const b = this.budgets;
-    const quietFor = s.lastStdoutByteAt === null ? null : s.t - s.lastStdoutByteAt;
     const notReadingFor = s.notReadingSince === null ? 0 : s.t - s.notReadingSince;
     const live = s.alive && !s.stdoutEnded;
+    // Tapped, "not reading" is the host's: writes towards it wait, and the server blocked
+    // behind them is not at fault (that is what only a tap can tell apart).
+    const tapHostStalled = s.tapped === true && live && !s.readingStdout;
+    if (tapHostStalled) this.hostStalledAt = s.t;
+    // The server's silence and its blocked write count only from when the host last let it
+    // write: the copies of what it wrote since may still be on their way (the relay hands them
+    // over once the host has read them, up to 250 ms later) and its process may have been
+    // sampled while it still waited behind the host.
+    const heldUntil = this.hostStalledAt ?? Number.NEGATIVE_INFINITY;
+    const quietFor =
+      s.lastStdoutByteAt === null ? null : s.t - Math.max(s.lastStdoutByteAt, heldUntil);
+    const writeBlockedFor = Math.min(s.writeProof?.blockedMs ?? 0, s.t - heldUntil);
     const midFrameStall =
       live && s.pendingBytes > 0 && quietFor !== null && quietFor > b.writeBlockedMs;
     const hostNotReading = live && s.responsesOwed > 0 && notReadingFor > b.writeBlockedMs;
     // The process shows it: one write() to stdout that has not finished (the pipe stayed full).
-    const pipeFull =
-      live && s.responsesOwed > 0 && (s.writeProof?.blockedMs ?? 0) > b.writeBlockedMs;
-    // Tapped, "not reading" is the host's: writes towards it wait, and the server blocked
-    // behind them is not at fault (that is what only a tap can tell apart).
-    const tapHostStalled = s.tapped === true && live && !s.readingStdout;
+    const pipeFull = live && s.responsesOwed > 0 && writeBlockedFor > b.writeBlockedMs;
     if (s.tapped) this.hostNotReading(s, tapHostStalled && notReadingFor > b.writeBlockedMs);
     const blocked = !tapHostStalled && (midFrameStall || hostNotReading || pipeFull);
     this.episode('write-blocked', 'server-write-blocked', blocked, s.t, () => {
