@@ -1,6 +1,6 @@
 /**
- * What `pipescope tap` costs a host: `node tap-cost.mjs [--runs N] [--messages N] [--starts N]
- * [--quick]` (after `npm run build`). Every figure is the tap against the same server spawned
+ * What `pipescope tap` costs a host: `node tap-cost.mjs [--runs N] [--pairs N] [--messages N]
+ * [--starts N] [--quick]` (after `npm run build`). Every figure is the tap against the same server spawned
  * directly, measured in the same run, interleaved. `tap` is the tap as a host runs it (on Linux
  * its native relay, electron/tap/native/relay.c, when it was built), `tap-node` the tap with its
  * JavaScript relay (PIPESCOPE_TAP_RELAY=node: other platforms, or no C compiler). More paths
@@ -64,11 +64,24 @@ const READY = '{"jsonrpc":"2.0","method":"ready"}\n';
 
 function parseArgs(argv) {
   const quick = argv.includes('--quick');
-  const opts = { runs: quick ? 2 : 3, messages: quick ? 500 : 2000, starts: quick ? 5 : 10 };
+  // `pairs`: throughput runs of the budget's own paths (direct, tap and the floors), whose
+  // median ratio moves by ±30% from one set of 3 to the next on a two-core machine; `runs`:
+  // those of the paths that only split the cost.
+  const opts = {
+    runs: quick ? 2 : 3,
+    pairs: quick ? 3 : 9,
+    messages: quick ? 500 : 2000,
+    starts: quick ? 5 : 10,
+  };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     if (a === '--quick') continue;
-    const key = { '--runs': 'runs', '--messages': 'messages', '--starts': 'starts' }[a];
+    const key = {
+      '--runs': 'runs',
+      '--pairs': 'pairs',
+      '--messages': 'messages',
+      '--starts': 'starts',
+    }[a];
     const v = Number(argv[++i]);
     if (!key || !Number.isInteger(v) || v < 1) throw new Error(`bad option ${a} ${argv[i] ?? ''}`);
     opts[key] = v;
@@ -531,9 +544,12 @@ async function bench() {
 
   const tp = { direct: [], tap: [] };
   const tpSettled = Object.fromEntries(MODES.map((m) => [m, []]));
-  for (let i = 0; i < opts.runs; i++) {
-    for (const mode of TWO) tp[mode].push(await throughputOnce(mode));
-    for (const mode of MODES) tpSettled[mode].push(await throughputOnce(mode, { settled: true }));
+  const BUDGET_MODES = new Set(['direct', 'floor', 'floor-copy', 'tap']);
+  for (let i = 0; i < Math.max(opts.pairs, opts.runs); i++) {
+    if (i < opts.pairs) for (const mode of TWO) tp[mode].push(await throughputOnce(mode));
+    for (const mode of MODES)
+      if (i < (BUDGET_MODES.has(mode) ? opts.pairs : opts.runs))
+        tpSettled[mode].push(await throughputOnce(mode, { settled: true }));
   }
   const stall = await throughputOnce('tap', { settled: true, stallMs: 2000 });
   lap('throughput');
@@ -670,6 +686,17 @@ async function bench() {
   verdict(
     ratios.every(([, r]) => r <= 1.1),
     `throughput, 64 MiB line (budget 1.1× direct): ${ratios.map(([h, r]) => `${f(r, 2)}× ${h}`).join(', ')}`,
+  );
+  // Each tap run against the direct run just before it: how far one pair strays from the median.
+  const spread = (runs) => {
+    const r = runs.tap
+      .map((x, i) => x.firstToLastMs / runs.direct[i].firstToLastMs)
+      .sort((a, b) => a - b);
+    return `${f(r[0], 2)}–${f(r[r.length - 1], 2)}× over ${r.length} pairs`;
+  };
+  console.log(
+    `        each pair (tap ÷ the direct run before it): at spawn ${spread(tp)}, settled ` +
+      spread(tpSettled),
   );
   if (FLOOR) {
     const floor = (mode) =>
