@@ -15,22 +15,21 @@
  * Memory (layout.ts): RES results (i32 slots), KEYBUF a key cut by a piece boundary, CAPS one
  * area per member (captures.ts), INPUT the piece being fed, STACK one bit per open container
  * (grown). The module's entry is index.ts; lines.ts runs this machine over a chunk's lines in
- * one call; bytes.ts has its byte tests.
+ * one call; keys.ts notes which member a key names; errors.ts has the error codes; bytes.ts has
+ * its byte tests.
  * UTF-8 validity is checked by the caller (node:buffer isUtf8): bytes >= 0x80 pass inside
  * strings here and are errors outside them.
  */
 
 import { isHex, isWs, skip } from './bytes';
 import { capBegin, endCapture, pieceEnds, pieceStarts, resetCaptures } from './captures';
+import * as E from './errors';
+import * as key from './keys';
 import {
   F_ID,
   F_JSONRPC,
-  fieldOfEscaped,
-  fieldOfPlain,
   INPUT,
   INPUT_MAX,
-  KEY_MAX,
-  KEYBUF,
   R_ERR,
   R_ERR_AUX,
   R_ERR_BYTE,
@@ -63,21 +62,6 @@ const N_EXP: u32 = 16;
 const LIT: u32 = 17;
 const FAIL: u32 = 18;
 
-// Error codes (their messages: electron/worker/read/json-scan.ts).
-const E_TOKEN: i32 = 1;
-const E_AFTER_JSON: i32 = 2;
-const E_EXPECTED_COMMA: i32 = 3;
-const E_PROPERTY: i32 = 4;
-const E_COLON: i32 = 5;
-const E_CONTROL: i32 = 6;
-const E_ESCAPE: i32 = 7;
-const E_UNICODE: i32 = 8;
-const E_MINUS: i32 = 9;
-const E_FRACTION: i32 = 10;
-const E_EXPONENT: i32 = 11;
-const E_LEADING_ZERO: i32 = 12;
-const E_END: i32 = 13;
-
 let state: u32 = VALUE;
 let depth: u32 = 0;
 let stackBits: u32 = 0; // capacity of STACK in bits
@@ -86,23 +70,12 @@ let hexLeft: u32 = 0;
 let lit: u32 = 0; // expected literal as 4 bytes (little-endian), and its length
 let litLen: u32 = 0;
 let litPos: u32 = 0;
-let inKey: bool = false;
-let keyOpen: bool = false;
-let keyStart: u32 = 0;
-let keyLen: u32 = 0; // bytes already in KEYBUF
-let keyOver: bool = false;
-let keyEscaped: bool = false;
-let pendingField: u32 = 0;
 
 export function reset(): void {
   state = VALUE;
   depth = 0;
   consumed = 0;
-  inKey = false;
-  keyOpen = false;
-  keyLen = 0;
-  keyOver = false;
-  pendingField = 0;
+  key.reset();
   resetCaptures();
   store<i32>(slot(R_TOP), 0);
   store<i32>(slot(R_PRESENT), 0);
@@ -137,56 +110,6 @@ function inside(): u32 {
   return (<u32>load<u8>(STACK + (d >> 3)) >> (d & 7)) & 1;
 }
 
-// --- member keys (see layout.ts for the names) ------------------------------------------------
-
-function keyEnd(p: u32, end: u32): void {
-  keyOpen = false;
-  if (keyLen === 0 && !keyOver) {
-    pendingField = keyEscaped ? fieldOfEscaped(p, end - p) : fieldOfPlain(p, end - p);
-    return;
-  }
-  keyAppend(p, end - p);
-  pendingField = keyOver
-    ? 0
-    : keyEscaped
-      ? fieldOfEscaped(KEYBUF, keyLen)
-      : fieldOfPlain(KEYBUF, keyLen);
-  keyLen = 0;
-  keyOver = false;
-}
-
-function keyAppend(src: u32, n: u32): void {
-  if (keyOver) return;
-  if (keyLen + n > KEY_MAX) {
-    keyOver = true;
-    return;
-  }
-  memory.copy(KEYBUF + keyLen, src, n);
-  keyLen += n;
-}
-
-/** The state after the key plainKey took: VALUE when it took the colon too, else COLON. */
-let afterKey: u32 = COLON;
-
-/**
- * A plain key (no escapes) whole in [q, end), q at its opening quote, with the colon after it
- * when that is in the piece too: notes the member it names (at depth 1) and returns where
- * scanning goes on, leaving the state in `afterKey`; 0 when the key is not plain and whole here
- * (never an address in INPUT; the caller then takes the key byte by byte).
- */
-function plainKey(q: u32, end: u32): u32 {
-  const j = skip(q + 1, end);
-  if (j >= end || load<u8>(j) !== 0x22) return 0;
-  if (depth === 1) pendingField = fieldOfPlain(q + 1, j - q - 1);
-  const p = j + 1;
-  if (p < end && load<u8>(p) === 0x3a) {
-    afterKey = VALUE;
-    return p + 1;
-  }
-  afterKey = COLON;
-  return p;
-}
-
 // --- the machine --------------------------------------------------------------------------------
 
 /**
@@ -198,7 +121,7 @@ export function feed(p: u32, n: u32, streaming: bool): u32 {
   if (state === FAIL) return 0;
   const start = p;
   const end = p + n;
-  if (keyOpen) keyStart = p;
+  key.pieceStarts(p);
   pieceStarts(p);
   let s = state;
   if (s === VALUE && depth === 0 && p + 22 <= end && rpcPrefix(p)) {
@@ -209,7 +132,7 @@ export function feed(p: u32, n: u32, streaming: bool): u32 {
     push(1);
     capBegin(F_JSONRPC, p + 11);
     endCapture(p + 16);
-    pendingField = F_ID;
+    key.nextField(F_ID);
     p += 22;
   }
   while (p < end) {
@@ -224,19 +147,18 @@ export function feed(p: u32, n: u32, streaming: bool): u32 {
         const d = <u32>load<u8>(j);
         p = j + 1;
         if (d === 0x22) {
-          if (inKey) {
-            inKey = false;
-            if (depth === 1) keyEnd(keyStart, j);
+          if (key.inKey) {
+            key.end(j, depth === 1);
             s = COLON;
           } else {
             if (depth === 1) endCapture(p);
             s = AFTER;
           }
         } else if (d === 0x5c) {
-          if (inKey) keyEscaped = true;
+          if (key.inKey) key.escapes();
           s = ESC;
         } else {
-          return fail(E_CONTROL, j, start, d, 0);
+          return fail(E.CONTROL, j, start, d, 0);
         }
         continue;
       }
@@ -255,9 +177,9 @@ export function feed(p: u32, n: u32, streaming: bool): u32 {
         if (isWs(c)) break;
         if (depth === 0) {
           store<i32>(slot(R_TOP), c === 0x7b ? 1 : c === 0x5b ? 2 : 3);
-        } else if (depth === 1 && pendingField !== 0) {
-          capBegin(pendingField, p);
-          pendingField = 0;
+        } else if (depth === 1 && key.pendingField !== 0) {
+          capBegin(key.pendingField, p);
+          key.nextField(0);
         }
         if (c === 0x22) {
           // A plain string that ends in this piece: the common case, in one step.
@@ -301,7 +223,7 @@ export function feed(p: u32, n: u32, streaming: bool): u32 {
           litPos = 1;
           s = LIT;
         } else {
-          return fail(E_TOKEN, p, start, c, 0);
+          return fail(E.TOKEN, p, start, c, 0);
         }
         break;
       }
@@ -309,20 +231,13 @@ export function feed(p: u32, n: u32, streaming: bool): u32 {
       case KEY: {
         if (isWs(c)) break;
         if (c === 0x22) {
-          const next = plainKey(p, end);
+          const next = key.plain(p, end, depth === 1);
           if (next !== 0) {
             p = next;
-            s = afterKey;
+            s = key.colonTaken ? VALUE : COLON;
             continue;
           }
-          inKey = true;
-          if (depth === 1) {
-            keyOpen = true;
-            keyStart = p + 1;
-            keyEscaped = false;
-            keyLen = 0;
-            keyOver = false;
-          }
+          key.begins(p + 1, depth === 1);
           s = STR;
           break;
         }
@@ -332,17 +247,17 @@ export function feed(p: u32, n: u32, streaming: bool): u32 {
           s = AFTER;
           break;
         }
-        return fail(E_PROPERTY, p, start, c, 0);
+        return fail(E.PROPERTY, p, start, c, 0);
       }
       case COLON: {
         if (isWs(c)) break;
-        if (c !== 0x3a) return fail(E_COLON, p, start, c, 0);
+        if (c !== 0x3a) return fail(E.COLON, p, start, c, 0);
         s = VALUE;
         break;
       }
       case AFTER: {
         if (isWs(c)) break;
-        if (depth === 0) return fail(E_AFTER_JSON, p, start, c, 0);
+        if (depth === 0) return fail(E.AFTER_JSON, p, start, c, 0);
         const obj = inside();
         if (c === 0x2c) {
           if (obj === 0) {
@@ -352,10 +267,10 @@ export function feed(p: u32, n: u32, streaming: bool): u32 {
           // `,"key":` — the usual next member — in one step when the key is plain and whole here.
           const q = p + 1;
           if (q < end && load<u8>(q) === 0x22) {
-            const next = plainKey(q, end);
+            const next = key.plain(q, end, depth === 1);
             if (next !== 0) {
               p = next;
-              s = afterKey;
+              s = key.colonTaken ? VALUE : COLON;
               continue;
             }
           }
@@ -367,7 +282,7 @@ export function feed(p: u32, n: u32, streaming: bool): u32 {
           if (depth === 1) endCapture(p + 1);
           break;
         }
-        return fail(E_EXPECTED_COMMA, p, start, c, <i32>obj);
+        return fail(E.EXPECTED_COMMA, p, start, c, <i32>obj);
       }
       case ESC: {
         if (c === 0x75) {
@@ -385,12 +300,12 @@ export function feed(p: u32, n: u32, streaming: bool): u32 {
         ) {
           s = STR;
         } else {
-          return fail(E_ESCAPE, p, start, c, 0);
+          return fail(E.ESCAPE, p, start, c, 0);
         }
         break;
       }
       case HEX: {
-        if (!isHex(c)) return fail(E_UNICODE, p, start, c, 0);
+        if (!isHex(c)) return fail(E.UNICODE, p, start, c, 0);
         hexLeft--;
         if (hexLeft === 0) s = STR;
         break;
@@ -398,7 +313,7 @@ export function feed(p: u32, n: u32, streaming: bool): u32 {
       case LIT: {
         // Bytes 0–3 of the literal are packed in `lit`; only "false" has a fifth, 'e'.
         const want = litPos < 4 ? (lit >> (litPos << 3)) & 0xff : 0x65;
-        if (c !== want) return fail(E_TOKEN, p, start, c, 0);
+        if (c !== want) return fail(E.TOKEN, p, start, c, 0);
         litPos++;
         if (litPos === litLen) {
           if (depth === 1) endCapture(p + 1);
@@ -409,22 +324,22 @@ export function feed(p: u32, n: u32, streaming: bool): u32 {
       case N_MINUS: {
         if (c === 0x30) s = N_ZERO;
         else if (c - 0x31 < 9) s = N_INT;
-        else return fail(E_MINUS, p, start, c, 0);
+        else return fail(E.MINUS, p, start, c, 0);
         break;
       }
       case N_DOT: {
-        if (c - 0x30 >= 10) return fail(E_FRACTION, p, start, c, 0);
+        if (c - 0x30 >= 10) return fail(E.FRACTION, p, start, c, 0);
         s = N_FRAC;
         break;
       }
       case N_E: {
         if (c === 0x2b || c === 0x2d) s = N_ESIGN;
         else if (c - 0x30 < 10) s = N_EXP;
-        else return fail(E_EXPONENT, p, start, c, 0);
+        else return fail(E.EXPONENT, p, start, c, 0);
         break;
       }
       case N_ESIGN: {
-        if (c - 0x30 >= 10) return fail(E_EXPONENT, p, start, c, 0);
+        if (c - 0x30 >= 10) return fail(E.EXPONENT, p, start, c, 0);
         s = N_EXP;
         break;
       }
@@ -440,7 +355,7 @@ export function feed(p: u32, n: u32, streaming: bool): u32 {
           s = N_E;
           break;
         }
-        if (digit) return fail(E_LEADING_ZERO, p, start, c, 0);
+        if (digit) return fail(E.LEADING_ZERO, p, start, c, 0);
         // The number ended before this byte: look at the byte again as what follows it.
         if (depth === 1) endCapture(p);
         s = AFTER;
@@ -451,7 +366,7 @@ export function feed(p: u32, n: u32, streaming: bool): u32 {
   }
   state = s;
   // The piece ends: what it holds of an unfinished key or value is kept apart.
-  if (keyOpen) keyAppend(keyStart, end - keyStart);
+  key.pieceEnds(end);
   pieceEnds(end, streaming);
   consumed += n;
   return 1;
@@ -466,7 +381,7 @@ export function finish(): u32 {
     return 1;
   }
   state = FAIL;
-  store<i32>(slot(R_ERR), E_END);
+  store<i32>(slot(R_ERR), E.END);
   store<i32>(slot(R_ERR_POS), <i32>consumed);
   store<i32>(slot(R_ERR_BYTE), 0); // (no byte: not left from an earlier line either)
   store<i32>(slot(R_ERR_AUX), 0);
