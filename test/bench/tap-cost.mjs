@@ -698,6 +698,9 @@ async function bench() {
     `        each pair (tap ÷ the direct run before it): at spawn ${spread(tp)}, settled ` +
       spread(tpSettled),
   );
+  const series = (mode) => tpSettled[mode].map((r) => f(r.firstToLastMs)).join(' ');
+  for (const mode of ['direct', ...(FLOOR ? ['floor'] : []), 'tap'])
+    console.log(`        settled ${mode}, first→last ms in run order: ${series(mode)}`);
   if (FLOOR) {
     const floor = (mode) =>
       med(tpSettled, mode, 'firstToLastMs') / med(tpSettled, 'direct', 'firstToLastMs');
