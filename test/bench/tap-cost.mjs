@@ -31,36 +31,26 @@
  *    is its child), read until it exits, in the settled throughput runs and in a run where the
  *    host stops reading for 2 s in the middle of the 64 MiB answer.
  *
- * The same file is the servers (`--serve big|big-ask|echo|ready`) and the bare relays
- * (`--relay-only|--relay-stub|--relay-pipe|--relay-native -- <command>`).
+ * The servers and the bare relays are tap-roles.mjs, the Python host tap-host.py, and the
+ * tables and verdicts tap-report.mjs.
  *
  * On a shared machine the figures move with its load: run it alone, or in a cgroup of its own.
  */
 import { spawn, spawnSync } from 'node:child_process';
-import {
-  existsSync,
-  mkdtempSync,
-  readdirSync,
-  readFileSync,
-  readlinkSync,
-  rmSync,
-  writeFileSync,
-} from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { MessageChannel, Worker } from 'node:worker_threads';
+import { pctl, report } from './tap-report.mjs';
+import { FRAME, READY } from './tap-roles.mjs';
 
-const SELF = fileURLToPath(import.meta.url);
+/** The servers and the bare relays (tap-roles.mjs). */
+const ROLES = fileURLToPath(new URL('./tap-roles.mjs', import.meta.url));
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const BIN = path.join(ROOT, 'bin', 'pipescope.js');
 const RELAY = path.join(ROOT, 'dist', 'electron', 'tap', 'relay.js');
-const NATIVE = path.join(ROOT, 'dist', 'electron', 'tap', 'native-relay.js');
 /** The native relay, which `tap install` puts in front of the tap's Node where it can run. */
 const FRONT = path.join(ROOT, 'dist', 'electron', 'tap', 'pipescope-relay');
-const MiB = 1024 * 1024;
-const FRAME = 64 * MiB; // bytes on the wire, newline included
-const READY = '{"jsonrpc":"2.0","method":"ready"}\n';
 
 function parseArgs(argv) {
   const quick = argv.includes('--quick');
@@ -89,17 +79,6 @@ function parseArgs(argv) {
   return opts;
 }
 
-const median = (xs) => {
-  const s = xs.filter((x) => Number.isFinite(x)).sort((a, b) => a - b);
-  if (s.length === 0) return Number.NaN;
-  const m = s.length >> 1;
-  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
-};
-const pctl = (xs, p) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.ceil((p / 100) * s.length) - 1)];
-};
-const f = (x, d = 1) => (Number.isFinite(x) ? x.toFixed(d) : '-');
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 let TMP = '';
@@ -127,10 +106,10 @@ const servers = new Set();
 /** The server's command line: direct, through the tap, or through the observer-less relay. */
 function command(mode, server) {
   if (mode === 'direct') return server;
-  if (mode === 'relay') return [process.execPath, SELF, '--relay-only', '--', ...server];
-  if (mode === 'stub') return [process.execPath, SELF, '--relay-stub', '--', ...server];
-  if (mode === 'pipe') return [process.execPath, SELF, '--relay-pipe', '--', ...server];
-  if (mode === 'native') return [process.execPath, SELF, '--relay-native', '--', ...server];
+  if (mode === 'relay') return [process.execPath, ROLES, '--relay-only', '--', ...server];
+  if (mode === 'stub') return [process.execPath, ROLES, '--relay-stub', '--', ...server];
+  if (mode === 'pipe') return [process.execPath, ROLES, '--relay-pipe', '--', ...server];
+  if (mode === 'native') return [process.execPath, ROLES, '--relay-native', '--', ...server];
   if (mode === 'floor') return [FLOOR, '--', ...server];
   if (mode === 'floor-copy') return [FLOOR, '--copy', '--', ...server];
   // As `tap install` writes it on Linux: the relay starts the tap's Node (relay.c exec_node).
@@ -138,7 +117,7 @@ function command(mode, server) {
     return [FRONT, 'node', process.execPath, BIN, 'tap', '--no-publish', '--', ...server];
   return [process.execPath, BIN, 'tap', '--no-publish', '--', ...server];
 }
-const nodeServer = (kind) => [process.execPath, SELF, '--serve', kind];
+const nodeServer = (kind) => [process.execPath, ROLES, '--serve', kind];
 
 function start(mode, server, baseEnv = ENV) {
   const [cmd, ...args] = command(mode, server);
@@ -376,91 +355,12 @@ async function startupOnce(mode, server, env = ENV) {
   return ms;
 }
 
-// The Python host: real pipes on the host's side (subprocess.PIPE).
-const PY_HOST = String.raw`
-import json, os, subprocess, sys, time
-cfg = json.loads(sys.argv[1])
-FRAME = cfg['frame']
-procs = []
-
-def popen(cmd):
-    p = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                         stderr=subprocess.DEVNULL, bufsize=0)
-    procs.append(p)
-    return p
-
-def end(p):
-    p.stdin.close()
-    try:
-        p.wait(timeout=8)
-    except subprocess.TimeoutExpired:
-        p.kill(); p.wait()
-
-def host_end(p):
-    return os.readlink('/proc/self/fd/%d' % p.stdout.fileno()).split(':')[0]
-
-def throughput(cmd):
-    buf = memoryview(bytearray(1 << 20))
-    t0 = time.perf_counter()
-    p = popen(cmd)
-    fd = p.stdout.fileno()
-    got, first = 0, None
-    while got < FRAME:
-        k = os.readv(fd, [buf])
-        if k == 0:
-            break
-        if first is None:
-            first = time.perf_counter()
-        got += k
-    last = time.perf_counter()
-    kind = host_end(p)
-    end(p)
-    if got != FRAME:
-        raise SystemExit('got %d bytes' % got)
-    return {'firstToLastMs': (last - first) * 1e3, 'spawnToLastMs': (last - t0) * 1e3, 'hostEnd': kind}
-
-def latency(cmd, n, warm=200):
-    p = popen(cmd)
-    fin, fout = p.stdin.fileno(), p.stdout.fileno()
-    pending = b''
-    def ask(i):
-        nonlocal pending
-        msg = ('{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"echo","arguments":{"text":"message %d"}}}\n' % (i, i)).encode()
-        t = time.perf_counter()
-        os.write(fin, msg)
-        while b'\n' not in pending:
-            pending += os.read(fout, 65536)
-        ms = (time.perf_counter() - t) * 1e3
-        pending = pending[pending.index(b'\n') + 1:]
-        return ms
-    ask(0)
-    time.sleep(1)
-    for i in range(1, warm + 1):
-        ask(i)
-    rtt = sorted(ask(warm + 1 + i) for i in range(n))
-    end(p)
-    pick = lambda q: rtt[min(len(rtt) - 1, -(-q * len(rtt) // 100) - 1)]
-    return {'p50': pick(50), 'p99': pick(99), 'max': rtt[-1]}
-
-try:
-    out = {'throughput': {'direct': [], 'tap': []}, 'latency': {}}
-    for _ in range(cfg['runs']):
-        for mode in ('direct', 'tap'):
-            out['throughput'][mode].append(throughput(cfg['big'][mode]))
-    for mode in ('direct', 'tap'):
-        out['latency'][mode] = latency(cfg['echo'][mode], cfg['messages'])
-    print(json.dumps(out))
-finally:
-    for p in procs:
-        if p.poll() is None:
-            p.kill()
-`;
+// The Python host: real pipes on the host's side (subprocess.PIPE); tap-host.py.
 
 function pythonHost(opts) {
   const check = spawnSync('python3', ['-c', 'import os; os.readv'], { stdio: 'ignore' });
   if (check.status !== 0) return null;
-  const file = path.join(TMP, 'host.py');
-  writeFileSync(file, PY_HOST);
+  const file = fileURLToPath(new URL('./tap-host.py', import.meta.url));
   const cfg = {
     frame: FRAME,
     runs: opts.runs,
@@ -483,21 +383,12 @@ function pythonHost(opts) {
   return JSON.parse(r.stdout);
 }
 
-function table(head, rows) {
-  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
-  const line = (cols) =>
-    cols.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join('  ');
-  console.log(line(head));
-  console.log(widths.map((w) => '-'.repeat(w)).join('  '));
-  for (const r of rows) console.log(line(r));
-}
-
 function cleanUp() {
   for (const child of started) if (child.exitCode === null) child.kill('SIGKILL');
   for (const pid of servers) {
     try {
       const cmdline = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
-      if (cmdline.includes(SELF) || cmdline.includes('exec cat')) process.kill(pid, 'SIGKILL');
+      if (cmdline.includes(ROLES) || cmdline.includes('exec cat')) process.kill(pid, 'SIGKILL');
     } catch {}
   }
   if (TMP) rmSync(TMP, { recursive: true, force: true });
@@ -580,268 +471,21 @@ async function bench() {
   const py = pythonHost(opts);
   lap('python host');
 
-  console.log(
-    `\npipescope tap cost (node ${process.version}): direct, through \`pipescope tap --no-publish\`, ` +
-      'through its Relay alone (relay: no observer thread; stub: an observer thread that only ' +
-      'acknowledges the copies), and through a bare Node relay (pipe: `stdout.pipe()`, no ' +
-      'copies); same run, interleaved. ' +
-      `The host's end, from /proc: Node spawn = ${tp.direct[0].hostEnd}` +
-      `${py ? `, Python subprocess = ${py.throughput.direct[0].hostEnd}` : ''}`,
-  );
-  const med = (runs, mode, k) => median((runs[mode] ?? []).map((r) => r[k]));
-  const tRow = (label, runs, mode) => {
-    const d = (k) => med(runs, 'direct', k);
-    const m = (k) => med(runs, mode, k);
-    return [
-      `${label}, ${mode}`,
-      String(runs[mode].length),
-      f(m('firstToLastMs')),
-      mode === 'direct' ? '1.00' : f(m('firstToLastMs') / d('firstToLastMs'), 2),
-      f(m('spawnToLastMs')),
-      mode === 'direct' ? '1.00' : f(m('spawnToLastMs') / d('spawnToLastMs'), 2),
-    ];
-  };
-  console.log('\n1 x 64 MiB line to the host (medians)');
-  table(
-    ['host end, when, path', 'n', 'first→last ms', '×direct', 'ask→last ms', '×direct'],
-    [
-      ...TWO.map((m) => tRow('socketpair, at spawn', tp, m)),
-      ...MODES.map((m) => tRow('socketpair, settled', tpSettled, m)),
-      ...(py ? TWO.map((m) => tRow('pipe, at spawn', py.throughput, m)) : []),
-    ],
-  );
-  console.log('(ask→last: from spawn at spawn, from the request when settled)');
-
-  console.log(`\nround trip of one small request (${opts.messages} after a warm-up, ms)`);
-  const lRow = (label, l, mode) => [
-    `${label}, ${mode}`,
-    f(l[mode].p50, 3),
-    mode === 'direct' ? '' : `+${f(l[mode].p50 - l.direct.p50, 3)}`,
-    f(l[mode].p99, 3),
-    mode === 'direct' ? '' : `+${f(l[mode].p99 - l.direct.p99, 3)}`,
-    f(l[mode].max, 2),
-  ];
-  table(
-    ['host end, path', 'p50', 'added', 'p99', 'added', 'max'],
-    [
-      ...LAT_MODES.map((m) => lRow('socketpair', lat, m)),
-      ...(py ? TWO.map((m) => lRow('pipe', py.latency, m)) : []),
-    ],
-  );
-  console.log(
-    'first answer (server start-up included): ' +
-      `${LAT_MODES.map((m) => `${m} ${f(lat[m].firstMs)}`).join(', ')} ms`,
-  );
-
-  console.log(
-    `\nstart-up, spawn to the server's first byte (${opts.starts} runs each, ` +
-      `${stSh.tap.length} with sh, ms)`,
-  );
-  const sRow = (label, runs, mode) => [
-    `${label}, ${mode}`,
-    f(median(runs[mode])),
-    mode === 'direct' ? '' : `+${f(median(runs[mode]) - median(runs.direct))}`,
-    f(Math.min(...runs[mode])),
-    f(Math.max(...runs[mode])),
-  ];
-  table(
-    ['server, path', 'median', 'added', 'min', 'max'],
-    [
-      ...STARTS.map((m) => sRow('node', st, m)),
-      ...STARTS.map((m) => sRow('sh', stSh, m)),
-      ...(noCa ? STARTS.map((m) => sRow('sh, no CA file', stShNoCa, m)) : []),
-    ],
-  );
-  if (STARTS.includes('tap-front'))
-    console.log(
-      '(tap-front: as `tap install` writes it here, `pipescope-relay node <node> <bin> tap ...`)',
-    );
-  if (noCa)
-    console.log(
-      '(this machine sets NODE_EXTRA_CA_CERTS, which every Node process parses at start; ' +
-        '"no CA file": the same with it empty)',
-    );
-
-  const peak = median(tpSettled.tap.map((r) => r.peakMiB));
-  const relayPeak = median(tpSettled.relay.map((r) => r.peakMiB));
-  const nativePeaks = tpSettled.tap.map((r) => r.nativePeakMiB).filter((x) => x !== null);
-  console.log(
-    `\nthe tap process's peak RSS (VmHWM, MiB): idle after start-up ${f(lat.tap.idleRssMiB)}; ` +
-      `${opts.messages} small round trips ${f(lat.tap.peakMiB)}; a 64 MiB line ${f(peak)} ` +
-      `(relay alone ${f(relayPeak)}); a 64 MiB line, the host not reading for 2 s ${f(stall.peakMiB)}` +
-      (nativePeaks.length
-        ? `; its native relay, a process of its own, for a 64 MiB line ${f(median(nativePeaks))} ` +
-          '(the copies it holds are pipe buffers, not in its RSS)'
-        : ''),
-  );
-
-  const verdict = (ok, text) => console.log(`${ok ? 'within' : 'OVER  '}  ${text}`);
-  console.log('\nbudgets (issue 20)');
-  const ratio = (runs) => med(runs, 'tap', 'firstToLastMs') / med(runs, 'direct', 'firstToLastMs');
-  const ratios = [
-    ['socketpair at spawn', ratio(tp)],
-    ['socketpair settled', ratio(tpSettled)],
-    ...(py ? [['pipe at spawn', ratio(py.throughput)]] : []),
-  ];
-  verdict(
-    ratios.every(([, r]) => r <= 1.1),
-    `throughput, 64 MiB line (budget 1.1× direct): ${ratios.map(([h, r]) => `${f(r, 2)}× ${h}`).join(', ')}`,
-  );
-  // Each tap run against the direct run just before it: how far one pair strays from the median.
-  const spread = (runs) => {
-    const r = runs.tap
-      .map((x, i) => x.firstToLastMs / runs.direct[i].firstToLastMs)
-      .sort((a, b) => a - b);
-    return `${f(r[0], 2)}–${f(r[r.length - 1], 2)}× over ${r.length} pairs`;
-  };
-  console.log(
-    `        each pair (tap ÷ the direct run before it): at spawn ${spread(tp)}, settled ` +
-      spread(tpSettled),
-  );
-  const series = (mode) => tpSettled[mode].map((r) => f(r.firstToLastMs)).join(' ');
-  for (const mode of ['direct', ...(FLOOR ? ['floor'] : []), 'tap'])
-    console.log(`        settled ${mode}, first→last ms in run order: ${series(mode)}`);
-  if (FLOOR) {
-    const floor = (mode) =>
-      med(tpSettled, mode, 'firstToLastMs') / med(tpSettled, 'direct', 'firstToLastMs');
-    console.log(
-      `        the floor on this machine, socketpair settled: ${f(floor('floor'), 2)}× a bare ` +
-        `splice relay, ${f(floor('floor-copy'), 2)}× the same with one thread reading a copy of ` +
-        'every byte (floor-relay.c)',
-    );
-  }
-  const added = [['socketpair', lat], ...(py ? [['pipe', py.latency]] : [])].map(([h, l]) => [
-    h,
-    l.tap.p50 - l.direct.p50,
-    l.tap.p99 - l.direct.p99,
-  ]);
-  verdict(
-    added.every(([, a50, a99]) => a50 <= 0.1 && a99 <= 1),
-    `added latency (budget p50 0.1 ms, p99 1 ms): ${added
-      .map(([h, a50, a99]) => `p50 +${f(a50, 3)} / p99 +${f(a99, 3)} ms ${h}`)
-      .join(', ')}`,
-  );
-  const grew = stall.peakMiB - peak;
-  verdict(
-    grew <= 16,
-    `memory bounded: peak ${f(peak)} MiB for a 64 MiB line, ${f(stall.peakMiB)} MiB with a 2 s ` +
-      `stall (${grew >= 0 ? '+' : ''}${f(grew)} MiB; a stall must not grow it)`,
-  );
-  // The budget is what a host gets from the command `tap install` writes.
-  const installed = STARTS.at(-1);
-  const addedNode = median(st[installed]) - median(st.direct);
-  const addedSh = median(stSh[installed]) - median(stSh.direct);
-  const addedNoCa = noCa ? median(stShNoCa[installed]) - median(stShNoCa.direct) : null;
-  const bare =
-    installed === 'tap'
-      ? ''
-      : `; \`node bin/pipescope.js tap\` by hand: +${f(median(stSh.tap) - median(stSh.direct))} ms with sh`;
-  verdict(
-    addedNode <= 100 && addedSh <= 100,
-    `start-up (budget +100 ms, ${installed}): +${f(addedNode)} ms with a node server, +${f(addedSh)} ms with sh` +
-      (addedNoCa === null ? '' : `; +${f(addedNoCa)} ms with sh and no NODE_EXTRA_CA_CERTS`) +
-      bare,
-  );
+  report({
+    opts,
+    floor: FLOOR !== null,
+    modes: { TWO, MODES, LAT_MODES, STARTS },
+    tp,
+    tpSettled,
+    stall,
+    lat,
+    st,
+    stSh,
+    stShNoCa,
+    noCa: noCa !== null,
+    py,
+  });
   console.log(`\ntap cost total ${((performance.now() - t0) / 1000).toFixed(1)} s (${lap()})`);
 }
 
-// ---- the servers and the observer-less relay ----
-
-async function serve(kind) {
-  process.stdout.on('error', () => process.exit(1));
-  process.stdin.on('end', () => process.exit(0));
-  if (kind === 'big' || kind === 'big-ask') {
-    const { generateWorkload } = await import('./workloads.mjs');
-    const data = generateWorkload(`1x${FRAME - 1}:ascii`);
-    if (kind === 'big') process.stdout.write(data);
-    else {
-      process.stdout.write(READY);
-      process.stdin.once('data', () => process.stdout.write(data));
-    }
-    process.stdin.resume();
-  } else if (kind === 'ready') {
-    process.stdout.write(READY);
-    process.stdin.resume();
-  } else if (kind === 'echo') {
-    let pending = '';
-    process.stdin.setEncoding('utf8');
-    process.stdin.on('data', (d) => {
-      pending += d;
-      for (let i = pending.indexOf('\n'); i >= 0; i = pending.indexOf('\n')) {
-        const m = JSON.parse(pending.slice(0, i));
-        pending = pending.slice(i + 1);
-        process.stdout.write(
-          `{"jsonrpc":"2.0","id":${m.id},"result":${JSON.stringify({ echo: m.params })}}\n`,
-        );
-      }
-    });
-  } else {
-    process.stderr.write(`unknown server ${kind}\n`);
-    process.exit(2);
-  }
-}
-
-/** The tap's Relay with no observer attached (its tees copy as they do in the tap; the copies
- *  wait, bounded, for an observer that never comes), or with a stub observer: a worker thread
- *  that acknowledges every copy at once and does nothing else. */
-async function relayOnly(argv, withStub) {
-  const [cmd, ...args] = argv;
-  const { Relay } = await import(RELAY);
-  const t0 = performance.now();
-  const relay = new Relay(cmd, args, process, () => performance.now() - t0);
-  if (withStub) {
-    const { port1, port2 } = new MessageChannel();
-    const stub = new Worker(
-      `const { parentPort, workerData } = require('node:worker_threads');
-       const ack = (to) => (m) => {
-         if (m?.data) to.postMessage({ type: 'ack', bytes: m.data.byteLength });
-       };
-       parentPort.on('message', ack(parentPort));
-       workerData.port.on('message', ack(workerData.port));`,
-      { eval: true, workerData: { port: port2 }, transferList: [port2] },
-    );
-    // As main.ts wires the observer: stdin copies to the worker, stdout copies to a port.
-    relay.stdinTee.attach(stub);
-    stub.on('message', (m) => relay.stdinTee.ack(m.bytes));
-    port1.on('message', (m) => relay.onWorkerMessage(m));
-    relay.stdoutTee.attach(port1);
-    port1.unref();
-    stub.unref();
-  }
-  const end = await relay.done;
-  process.exit(end.exit?.code ?? 1);
-}
-
-/** The tap's native relay (splice) and what reads its copies, with no observer to take them
- *  (they wait, bounded, then are counted as a gap): what the relay costs by itself. */
-async function relayNative(argv) {
-  const [cmd, ...args] = argv;
-  const { NativeRelay, nativeRelayUnavailable } = await import(NATIVE);
-  const why = nativeRelayUnavailable();
-  if (why) {
-    process.stderr.write(`native relay: ${why}\n`);
-    process.exit(3);
-  }
-  const t0 = performance.now();
-  const relay = new NativeRelay(cmd, args, () => performance.now() - t0);
-  const end = await relay.done;
-  process.exit(end.exit?.code ?? 1);
-}
-
-/** The floor for any relay in Node: stream `pipe()` both ways, nothing else. */
-function relayPipe([cmd, ...args]) {
-  const child = spawn(cmd, args, { stdio: ['pipe', 'pipe', 'inherit'] });
-  process.stdin.pipe(child.stdin);
-  child.stdout.pipe(process.stdout);
-  child.stdin.on('error', () => {});
-  child.on('close', (code) => process.exit(code ?? 1));
-}
-
-// Only this process's own first argument chooses (the relays' argv holds a server's `--serve`).
-const role = process.argv[2];
-if (role === '--serve') await serve(process.argv[3]);
-else if (role === '--relay-pipe') relayPipe(process.argv.slice(4));
-else if (role === '--relay-native') await relayNative(process.argv.slice(4));
-else if (role === '--relay-only' || role === '--relay-stub')
-  await relayOnly(process.argv.slice(4), role === '--relay-stub');
-else await bench();
+await bench();

@@ -1,0 +1,80 @@
+"""The Python host of test/bench/tap-cost.mjs: real pipes on the host's side
+(subprocess.PIPE). One argument, JSON: frame (bytes of the one line), runs, messages, and the
+command lines of the servers, direct and through the tap ('big': one 64 MiB line; 'echo':
+answers each request). Prints the throughput runs and the latency figures as JSON."""
+import json, os, subprocess, sys, time
+cfg = json.loads(sys.argv[1])
+FRAME = cfg['frame']
+procs = []
+
+def popen(cmd):
+    p = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                         stderr=subprocess.DEVNULL, bufsize=0)
+    procs.append(p)
+    return p
+
+def end(p):
+    p.stdin.close()
+    try:
+        p.wait(timeout=8)
+    except subprocess.TimeoutExpired:
+        p.kill(); p.wait()
+
+def host_end(p):
+    return os.readlink('/proc/self/fd/%d' % p.stdout.fileno()).split(':')[0]
+
+def throughput(cmd):
+    buf = memoryview(bytearray(1 << 20))
+    t0 = time.perf_counter()
+    p = popen(cmd)
+    fd = p.stdout.fileno()
+    got, first = 0, None
+    while got < FRAME:
+        k = os.readv(fd, [buf])
+        if k == 0:
+            break
+        if first is None:
+            first = time.perf_counter()
+        got += k
+    last = time.perf_counter()
+    kind = host_end(p)
+    end(p)
+    if got != FRAME:
+        raise SystemExit('got %d bytes' % got)
+    return {'firstToLastMs': (last - first) * 1e3, 'spawnToLastMs': (last - t0) * 1e3, 'hostEnd': kind}
+
+def latency(cmd, n, warm=200):
+    p = popen(cmd)
+    fin, fout = p.stdin.fileno(), p.stdout.fileno()
+    pending = b''
+    def ask(i):
+        nonlocal pending
+        msg = ('{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"echo","arguments":{"text":"message %d"}}}\n' % (i, i)).encode()
+        t = time.perf_counter()
+        os.write(fin, msg)
+        while b'\n' not in pending:
+            pending += os.read(fout, 65536)
+        ms = (time.perf_counter() - t) * 1e3
+        pending = pending[pending.index(b'\n') + 1:]
+        return ms
+    ask(0)
+    time.sleep(1)
+    for i in range(1, warm + 1):
+        ask(i)
+    rtt = sorted(ask(warm + 1 + i) for i in range(n))
+    end(p)
+    pick = lambda q: rtt[min(len(rtt) - 1, -(-q * len(rtt) // 100) - 1)]
+    return {'p50': pick(50), 'p99': pick(99), 'max': rtt[-1]}
+
+try:
+    out = {'throughput': {'direct': [], 'tap': []}, 'latency': {}}
+    for _ in range(cfg['runs']):
+        for mode in ('direct', 'tap'):
+            out['throughput'][mode].append(throughput(cfg['big'][mode]))
+    for mode in ('direct', 'tap'):
+        out['latency'][mode] = latency(cfg['echo'][mode], cfg['messages'])
+    print(json.dumps(out))
+finally:
+    for p in procs:
+        if p.poll() is None:
+            p.kill()
