@@ -289,3 +289,53 @@ describe('FindingsEngine: a proof that comes a sample late (amend)', () => {
     expect(h.seen).toEqual([]);
   });
 });
+
+describe('FindingsEngine: a tapped host that stopped reading, then read again', () => {
+  // The host sat on an 8 MiB answer from t=1000 to t=4500; the server is mid-frame behind it.
+  const stalled = (t: number): TickState =>
+    tick({
+      t,
+      tapped: true,
+      readingStdout: false,
+      notReadingSince: 1_000,
+      pendingBytes: 65_536,
+      lastStdoutByteAt: 1_000,
+      hostPendingBytes: 300_000,
+    });
+  // Reading again: the copies of what the server wrote since are still on their way.
+  const resumed = (t: number, over: Partial<TickState> = {}): TickState =>
+    tick({ t, tapped: true, pendingBytes: 65_536, lastStdoutByteAt: 1_000, ...over });
+  const codes = (h: ReturnType<typeof make>): FindingCode[] => h.engine.all().map((f) => f.code);
+
+  function afterStall() {
+    const h = make();
+    for (let t = 1_000; t <= 4_500; t += 100) h.engine.evaluate(stalled(t));
+    expect(codes(h)).toEqual(['host-not-reading']);
+    return h;
+  }
+
+  it('the server is not blamed for the silence the host caused', () => {
+    const h = afterStall();
+    h.engine.evaluate(resumed(4_600));
+    h.engine.evaluate(resumed(4_800));
+    expect(codes(h)).toEqual(['host-not-reading']);
+  });
+
+  it('nor for a write the process showed blocked while the host was not reading', () => {
+    const h = afterStall();
+    h.engine.evaluate(resumed(4_600, { writeProof: proof(3_400), pendingBytes: 0 }));
+    expect(codes(h)).toEqual(['host-not-reading']);
+    // Still in that write() 1.1 s after the host read again: the server's own doing.
+    h.engine.evaluate(resumed(5_600, { writeProof: proof(4_500), pendingBytes: 0 }));
+    expect(codes(h)).toEqual(['host-not-reading', 'server-write-blocked']);
+  });
+
+  it('but is, once it stays silent past the budget after the host read again', () => {
+    const h = afterStall();
+    h.engine.evaluate(resumed(5_500));
+    expect(codes(h)).toEqual(['host-not-reading']);
+    h.engine.evaluate(resumed(5_501));
+    expect(codes(h)).toEqual(['host-not-reading', 'server-write-blocked']);
+    expect(h.find('server-write-blocked')?.message).toMatch(/silent for 1001 ms/);
+  });
+});

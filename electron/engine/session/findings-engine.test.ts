@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
 import { FINDING_LEVELS, type FindingCode, type LiveFinding } from '../../../shared/findings.js';
-import type { FindingEvidence } from '../../../shared/process.js';
 import type { Budgets } from '../../../shared/session-options.js';
 import { FindingsEngine } from './findings-engine.js';
 import type { TickState } from './tick-state.js';
@@ -141,75 +140,6 @@ describe('FindingsEngine: server-write-blocked', () => {
     expect(f?.firstAt).toBe(10_000);
     expect(f?.lastAt).toBe(20_000);
     expect(h.seen.at(-1)).toEqual({ code: 'server-write-blocked', isNew: false, count: 2 });
-  });
-});
-
-describe('FindingsEngine: a tapped host that stopped reading, then read again', () => {
-  // The host sat on an 8 MiB answer from t=1000 to t=4500; the server is mid-frame behind it.
-  const stalled = (t: number): TickState =>
-    tick({
-      t,
-      tapped: true,
-      readingStdout: false,
-      notReadingSince: 1_000,
-      responsesOwed: 1,
-      pendingBytes: 65_536,
-      lastStdoutByteAt: 1_000,
-      hostPendingBytes: 300_000,
-    });
-  // Reading again: the copies of what the server wrote since are still on their way.
-  const resumed = (t: number, over: Partial<TickState> = {}): TickState =>
-    tick({
-      t,
-      tapped: true,
-      responsesOwed: 1,
-      pendingBytes: 65_536,
-      lastStdoutByteAt: 1_000,
-      ...over,
-    });
-
-  function afterStall(): Harness {
-    const h = make();
-    for (let t = 1_000; t <= 4_500; t += 100) h.engine.evaluate(stalled(t));
-    expect(codes(h)).toEqual(['host-not-reading']);
-    return h;
-  }
-
-  it('the server is not blamed for the silence the host caused', () => {
-    const h = afterStall();
-    h.engine.evaluate(resumed(4_600));
-    h.engine.evaluate(resumed(4_800));
-    expect(codes(h)).toEqual(['host-not-reading']);
-  });
-
-  it('nor for a write the process showed blocked while the host was not reading', () => {
-    const h = afterStall();
-    const evidence: FindingEvidence = {
-      pid: 5000,
-      command: 'python3 srv.py',
-      state: 'S',
-      wchan: 'unix_stream_sendmsg',
-      syscall: { name: 'write', fd: 1, bytes: 8_000_000 },
-      cpuPercent: 0,
-      ms: 3_400,
-    };
-    const writeProof = { text: 'pid 5000 is blocked in write(1)', blockedMs: 3_400, evidence };
-    h.engine.evaluate(resumed(4_600, { writeProof, pendingBytes: 0 }));
-    expect(codes(h)).toEqual(['host-not-reading']);
-    // Still in that write() 1.1 s after the host read again: the server's own doing.
-    h.engine.evaluate(
-      resumed(5_600, { writeProof: { ...writeProof, blockedMs: 4_500 }, pendingBytes: 0 }),
-    );
-    expect(codes(h)).toEqual(['host-not-reading', 'server-write-blocked']);
-  });
-
-  it('but is, once it stays silent past the budget after the host read again', () => {
-    const h = afterStall();
-    h.engine.evaluate(resumed(5_500));
-    expect(codes(h)).toEqual(['host-not-reading']);
-    h.engine.evaluate(resumed(5_501));
-    expect(codes(h)).toEqual(['host-not-reading', 'server-write-blocked']);
-    expect(find(h, 'server-write-blocked')?.message).toMatch(/silent for 1001 ms/);
   });
 });
 
