@@ -227,7 +227,11 @@ export class FindingsEngine {
     const heldUntil = this.hostStalledAt ?? Number.NEGATIVE_INFINITY;
     const quietFor =
       s.lastStdoutByteAt === null ? null : s.t - Math.max(s.lastStdoutByteAt, heldUntil);
-    const writeBlockedFor = Math.min(s.writeProof?.blockedMs ?? 0, s.t - heldUntil);
+    // The proof's blockedMs is as of its sample, which may predate the host's last stall.
+    const sampled = s.writeProof;
+    const writeBlockedFor = sampled
+      ? Math.min(sampled.blockedMs, (sampled.at ?? s.t) - heldUntil)
+      : 0;
     const midFrameStall =
       live && s.pendingBytes > 0 && quietFor !== null && quietFor > b.writeBlockedMs;
     const hostNotReading = live && s.responsesOwed > 0 && notReadingFor > b.writeBlockedMs;

@@ -170,6 +170,7 @@ describe('writeProofOf', () => {
         'pid 5000 is blocked in write(1, 1,000,000 B) for 3.1 s (wchan pipe_write): the pipe is ' +
         'full; the reader is not reading (paused)',
       blockedMs: 3100,
+      at: T - 50, // as of the sample, not the tick
       evidence: {
         pid: ROOT,
         command: 'python3 srv.py',

@@ -60,6 +60,7 @@ export function writeProofOf(snap: ProcessSnapshot | null, s: TickState): WriteP
     return {
       text: `pid ${root.pid} is blocked in ${describeSyscall(a.syscall)} for ${secs(held)} (wchan ${a.wchan ?? '?'}): the pipe is full; ${reader}`,
       blockedMs: held,
+      at: snap.t,
       evidence: evidenceOf(root, held),
     };
   }
@@ -70,6 +71,7 @@ export function writeProofOf(snap: ProcessSnapshot | null, s: TickState): WriteP
     return {
       text: `pid ${root.pid} is idle in its event loop and writes nothing${written}; its stdout is non-blocking, so what the pipe does not take waits in its memory, not in write(); ${reader}`,
       blockedMs: 0,
+      at: snap.t,
       evidence: evidenceOf(root),
     };
   }

@@ -37,6 +37,8 @@ export interface WriteProof {
   text: string;
   /** ms the server has sat in one write() to stdout (0 when it is not in one). */
   blockedMs: number;
+  /** When the process was sampled (`blockedMs` is as of then; absent: now). */
+  at?: number;
   evidence: FindingEvidence;
 }
 
