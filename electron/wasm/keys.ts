@@ -1,6 +1,7 @@
 /**
- * Member keys, for the JSON scanner (json-scan.ts runs the machine, and imports this as `key`): which top-level member the
- * next value is (layout.ts names them), from a key whole in the piece or cut across pieces.
+ * Member keys, for the JSON scanner (json-scan.ts runs the machine, and imports this as `key`):
+ * which top-level member the next value is (layout.ts names them), from a key whole in the piece
+ * or cut across pieces.
  * A key cut by a piece boundary is gathered in KEYBUF, up to KEY_MAX bytes (a longer one names
  * no member we look for). The machine reads `inKey`, `pendingField` and `colonTaken`, and
  * changes them only through the functions here.
@@ -94,8 +95,8 @@ function keyAppend(src: u32, n: u32): void {
 /**
  * A plain key (no escapes) whole in [q, end), q at its opening quote, with the colon after it
  * when that is in the piece too: notes the member it names (when `top`) and returns where
- * scanning goes on, `colonTaken` saying whether that is past the colon; 0 when the key is not plain and whole here
- * (never an address in INPUT; the caller then takes the key byte by byte).
+ * scanning goes on, `colonTaken` saying whether that is past the colon; 0 when the key is not
+ * plain and whole here (never an address in INPUT; the caller then takes the key byte by byte).
  */
 export function plain(q: u32, end: u32, top: bool): u32 {
   const j = skip(q + 1, end);

@@ -1,7 +1,7 @@
 /**
  * What `pipescope tap` costs a host: `node tap-cost.mjs [--runs N] [--pairs N] [--messages N]
- * [--starts N] [--quick]` (after `npm run build`). Every figure is the tap against the same server spawned
- * directly, measured in the same run, interleaved. `tap` is the tap as a host runs it (on Linux
+ * [--starts N] [--quick]` (after `npm run build`). Every figure is the tap against the same
+ * server spawned directly, measured in the same run, interleaved. `tap` is the tap as a host runs it (on Linux
  * its native relay, electron/tap/native/relay.c, when it was built), `tap-node` the tap with its
  * JavaScript relay (PIPESCOPE_TAP_RELAY=node: other platforms, or no C compiler). More paths
  * split the cost: `native` is the native relay and the thread reading its copies with no
@@ -31,16 +31,17 @@
  *    is its child), read until it exits, in the settled throughput runs and in a run where the
  *    host stops reading for 2 s in the middle of the 64 MiB answer.
  *
- * The servers and the bare relays are tap-roles.mjs, the Python host tap-host.py, and the
- * tables and verdicts tap-report.mjs.
+ * The servers and the bare relays are tap-roles.mjs, the Python host tap-host.py, what it reads
+ * of its processes in /proc tap-proc.mjs, and the tables and verdicts tap-report.mjs.
  *
  * On a shared machine the figures move with its load: run it alone, or in a cgroup of its own.
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { endKind, kib, status, untilIdle, watchMemory } from './tap-proc.mjs';
 import { pctl, report } from './tap-report.mjs';
 import { FRAME, READY } from './tap-roles.mjs';
 
@@ -148,93 +149,12 @@ async function finish(child, ms = 8000) {
   started.delete(child);
 }
 
-function status(pid) {
-  try {
-    return readFileSync(`/proc/${pid}/status`, 'utf8');
-  } catch {
-    return null;
-  }
-}
-const kib = (text, field) =>
-  Number(new RegExp(`${field}:\\s+(\\d+)`).exec(text ?? '')?.[1] ?? Number.NaN);
-
-/** What the child's stdout is: `socket:[…]` (Node's spawn makes socketpairs) or `pipe:[…]`. */
-function endKind(pid) {
-  try {
-    return readlinkSync(`/proc/${pid}/fd/1`).split(':')[0];
-  } catch {
-    return '?';
-  }
-}
-
-/** CPU ticks the process has used (utime + stime). */
-function ticks(pid) {
-  try {
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-    return Number(fields[11]) + Number(fields[12]);
-  } catch {
-    return null;
-  }
-}
-
-/** The tap's children (its server), so they can be killed if the tap itself is. */
-function noteServers(pid) {
-  try {
-    for (const tid of readdirSync(`/proc/${pid}/task`))
-      for (const c of readFileSync(`/proc/${pid}/task/${tid}/children`, 'utf8').split(' '))
-        if (c.trim()) servers.add(Number(c));
-  } catch {}
-}
-
-/** Polls the tap's VmHWM until it exits (VmHWM is the kernel's own peak, so polling only has
- *  to come late enough). `poll: false`: read only when asked (`read()`), for the latency runs,
- *  where a 25 ms poll in this process (the host) put its own 0.5 ms on the p99 of any path. */
-function watchMemory(child, { poll = true } = {}) {
-  const pid = child.pid;
-  const cmdline = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
-  // Empty while the relay in front (tap-front) execs Node in that pid.
-  if (cmdline !== '' && !/pipescope\.js|--relay-(only|stub|pipe|native)/.test(cmdline))
-    throw new Error(`pid ${pid} is not the tap: ${cmdline}`);
-  // The native relay is a process of its own, watched apart: a burst's copies wait there in
-  // pipes (the server's own pages, kernel memory that no RSS shows), past them in its ring.
-  const w = { hwmKiB: 0, nativeKiB: null };
-  w.read = () => {
-    const s = status(pid);
-    const hwm = kib(s, 'VmHWM'); // absent once the tap is a zombie
-    if (Number.isFinite(hwm)) w.hwmKiB = Math.max(w.hwmKiB, hwm);
-    noteServers(pid);
-    for (const c of servers) {
-      const cs = status(c);
-      if (!/^Name:\s+pipescope-rela/m.test(cs)) continue;
-      const n = kib(cs, 'VmHWM');
-      if (Number.isFinite(n)) w.nativeKiB = Math.max(w.nativeKiB ?? 0, n);
-    }
-  };
-  w.read();
-  if (!poll) return w;
-  const timer = setInterval(w.read, 25);
-  child.once('exit', () => clearInterval(timer));
-  return w;
-}
-
-/** Waits until the process has used no CPU for 100 ms (the observer is done with what it got). */
-async function untilIdle(pid, maxMs = 3000) {
-  const t0 = performance.now();
-  let last = ticks(pid);
-  while (performance.now() - t0 < maxMs) {
-    await sleep(100);
-    const now = ticks(pid);
-    if (now === null || now === last) return;
-    last = now;
-  }
-}
-
 // 1 and 4: one 64 MiB line, read by this process.
 async function throughputOnce(mode, { settled = false, stallMs = 0 } = {}) {
   const t0 = performance.now();
   const child = start(mode, nodeServer(settled ? 'big-ask' : 'big'));
   const hostEnd = endKind(child.pid);
-  const mem = mode === 'direct' || mode.startsWith('floor') ? null : watchMemory(child);
+  const mem = mode === 'direct' || mode.startsWith('floor') ? null : watchMemory(child, servers);
   let first = null;
   let got = 0;
   let asked = t0;
@@ -294,7 +214,7 @@ async function throughputOnce(mode, { settled = false, stallMs = 0 } = {}) {
 // 2: request, answer, next request.
 async function latencyOnce(mode, messages, warmup = 200) {
   const child = start(mode, nodeServer('echo'));
-  const mem = mode.startsWith('tap') ? watchMemory(child, { poll: false }) : null;
+  const mem = mode.startsWith('tap') ? watchMemory(child, servers, { poll: false }) : null;
   let pending = '';
   let waiter = null;
   child.stdout.setEncoding('utf8');
@@ -345,7 +265,7 @@ const SH_READY = ['sh', '-c', 'echo \'{"jsonrpc":"2.0","method":"ready"}\'; exec
 async function startupOnce(mode, server, env = ENV) {
   const t0 = performance.now();
   const child = start(mode, server, env);
-  if (mode !== 'direct') watchMemory(child); // notes the server, for the clean-up
+  if (mode !== 'direct') watchMemory(child, servers); // notes the server, for the clean-up
   await new Promise((resolve, reject) => {
     child.stdout.once('data', resolve);
     child.once('exit', (code) => reject(new Error(`${mode} exited (${code}) before a byte`)));

@@ -240,10 +240,12 @@ export class FindingsEngine {
     if (s.tapped) this.hostNotReading(s, tapHostStalled && notReadingFor > b.writeBlockedMs);
     const blocked = !tapHostStalled && (midFrameStall || hostNotReading || pipeFull);
     this.episode('write-blocked', 'server-write-blocked', blocked, s.t, () => {
+      // Tapped, the silence counted from the host's last stall, not the last byte: say so.
+      const since = (s.lastStdoutByteAt ?? 0) < heldUntil ? ' since the host read again' : '';
       const why = hostNotReading
         ? `the host has not read stdout for ${ms(notReadingFor)} (reader ${s.readerMode})`
         : midFrameStall
-          ? `stdout stopped mid-frame at ${s.pendingBytes} bytes, silent for ${ms(quietFor ?? 0)}`
+          ? `stdout stopped mid-frame at ${s.pendingBytes} bytes, silent for ${ms(quietFor ?? 0)}${since}`
           : `the pipe stayed full (reader ${s.readerMode})`;
       const owed = `${s.responsesOwed} response${s.responsesOwed === 1 ? '' : 's'} owed`;
       const midFrame = s.pendingBytes > 0 ? `; ${s.pendingBytes} bytes of a frame pending` : '';
