@@ -59,7 +59,7 @@ describe('RecordReader', () => {
       encode(R.ready, 0, 0, [5n]),
       encode(R.mark, 1, 3, [10n, 20n, 30n, 40n]),
       encode(R.eof, 0, 0, [50n, 1234n]),
-      encode(R.state, 0, 0, [60n, 1n, 55n, 7n, 65536n, 99n, 12n, 3n, 0n, 8n, 1n]),
+      encode(R.state, 0, 0, [60n, 1n, 55n, 7n, 65536n, 99n, 12n, 3n, 0n, 8n, 1n, 0n, 52n]),
       encode(R.stdin, 0, 0, [70n, 0n], new Uint8Array([1, 2, 3])),
       encode(R.stdinGap, 0, 0, [80n, 3n, 9n]),
       encode(R.stdinEof, 0, 0, [90n]),
@@ -95,6 +95,8 @@ describe('RecordReader', () => {
         stdinBlockedSince: null,
         stdinWaitNs: 8n,
         stdinClosed: true,
+        hostResumedAt: null,
+        serverReadAt: 52n,
       },
       { type: 'stdin', t: 70n, offset: 0, data: new Uint8Array([1, 2, 3]) },
       { type: 'stdin-gap', t: 80n, offset: 3, bytes: 9 },
@@ -254,6 +256,8 @@ describe('stateMessage', () => {
     stdinBlockedSince: null,
     stdinWaitNs: 2_000_000n,
     stdinClosed: false,
+    hostResumedAt: 3_000_000_000n,
+    serverReadAt: 4_499_000_000n,
   };
 
   it("gives the relay's state in the tap's time, durations in ms", () => {
@@ -266,6 +270,8 @@ describe('stateMessage', () => {
         notReadingMs: 1250,
         pendingBytes: 65536,
         deliveredBytes: 99,
+        resumedAt: 2000,
+        serverReadAt: 3499,
       },
       stdin: { bytes: 12, pendingBytes: 3, pendingSince: null, waitMs: 2, closed: false },
     });

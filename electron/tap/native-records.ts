@@ -37,6 +37,10 @@ export interface NativeState {
   stdinBlockedSince: bigint | null;
   stdinWaitNs: bigint;
   stdinClosed: boolean;
+  /** When the host's fd last took bytes again after refusing them (null: it never refused). */
+  hostResumedAt: bigint | null;
+  /** When the relay last read the server's stdout (null: never). Its copies may come later. */
+  serverReadAt: bigint | null;
 }
 
 /** A state record as the relay's `state` message (wire/tap-protocol.ts), its times through `at`
@@ -51,6 +55,8 @@ export function stateMessage(s: NativeState, at: (ns: bigint) => number): FromRe
       notReadingMs: Number(s.hostBlockedNs) / 1e6,
       pendingBytes: s.pendingBytes,
       deliveredBytes: s.deliveredBytes,
+      resumedAt: s.hostResumedAt === null ? null : at(s.hostResumedAt),
+      serverReadAt: s.serverReadAt === null ? null : at(s.serverReadAt),
     },
     stdin: {
       bytes: s.stdinWritten,
@@ -164,6 +170,8 @@ function decode(rec: Uint8Array): NativeRecord {
         stdinBlockedSince: u(8) !== 0n ? u(8) : null,
         stdinWaitNs: u(9),
         stdinClosed: u(10) !== 0n,
+        hostResumedAt: u(11) !== 0n ? u(11) : null,
+        serverReadAt: u(12) !== 0n ? u(12) : null,
       };
     case R.stdin:
       // A copy of its own: the reader's buffer is reused.

@@ -58,6 +58,8 @@ export class Relay {
     notReadingMs: 0,
     pendingBytes: 0,
     deliveredBytes: 0,
+    resumedAt: null,
+    serverReadAt: null,
   };
   private readonly stdinState: RelayStdin = {
     bytes: 0,
@@ -207,6 +209,7 @@ export class Relay {
 
   private fromServer(chunk: Buffer): void {
     const t = this.now();
+    this.host.serverReadAt = t;
     this.meter.read(chunk, t);
     const make = (data: ArrayBuffer): FromRelay => ({ type: 'stdout', data, t });
     if (this.hostGone) {
@@ -244,6 +247,7 @@ export class Relay {
     if (this.host.notReadingSince !== null) this.host.notReadingMs += t - this.host.notReadingSince;
     this.host.reading = true;
     this.host.notReadingSince = null;
+    this.host.resumedAt = t;
     this.sendState();
     (this.child.stdout as Readable).resume();
     this.maybeFinish();

@@ -84,6 +84,10 @@ export interface WorkerCounters {
   stdoutEnded: boolean;
   /** Tap mode: bytes written towards the host and not yet taken by its pipe. */
   hostPendingBytes?: number;
+  /** Tap mode: when the host last took bytes again after a spell of not reading. */
+  hostResumedAt?: number | null;
+  /** Tap mode: when the relay last read the server's stdout (its copies may come later). */
+  serverReadAt?: number | null;
 }
 
 /** A process of the server's still alive after the stop ladder (DESIGN.md `processes-left`). */

@@ -36,6 +36,11 @@ export interface RelayHost {
   pendingBytes: number;
   /** Bytes the host's pipe took. */
   deliveredBytes: number;
+  /** When the host last took bytes again after a spell of not reading (null: none yet). */
+  resumedAt: number | null;
+  /** When the relay last read the server's stdout (null: never). The copies of what it read
+   *  may reach the observer later (the native relay holds a burst's until the host has it). */
+  serverReadAt: number | null;
 }
 
 /** Relay → the transport worker observing stdout (one port). */

@@ -39,6 +39,8 @@ export class TapSource {
     notReadingMs: 0,
     pendingBytes: 0,
     deliveredBytes: 0,
+    resumedAt: null,
+    serverReadAt: null,
   };
   private stdinState: RelayStdin = {
     bytes: 0,

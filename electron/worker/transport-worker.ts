@@ -295,7 +295,11 @@ export class TransportWorker {
       stdinPendingSince: this.stdin.pendingSince,
       stdinClosed: this.stdin.closed,
       stdoutEnded: this.stdoutEnded,
-      ...(this.tap && { hostPendingBytes: this.tap.host.pendingBytes }),
+      ...(this.tap && {
+        hostPendingBytes: this.tap.host.pendingBytes,
+        hostResumedAt: this.tap.host.resumedAt,
+        serverReadAt: this.tap.host.serverReadAt,
+      }),
     };
   }
 

@@ -42,9 +42,9 @@ interface Harness {
   seen: { code: FindingCode; isNew: boolean; count: number }[];
 }
 
-function make(): Harness {
+function make(b: Budgets = budgets): Harness {
   const seen: Harness['seen'] = [];
-  const engine = new FindingsEngine(budgets, (f: LiveFinding, isNew) =>
+  const engine = new FindingsEngine(b, (f: LiveFinding, isNew) =>
     seen.push({ code: f.code, isNew, count: f.count }),
   );
   return { engine, seen };
@@ -334,5 +334,57 @@ describe('FindingsEngine: raise and reports', () => {
         message: 'request 1 answered late (3 times, requests 1, 2)',
       },
     ]);
+  });
+});
+
+describe("FindingsEngine: a tapped session, timed by the relay's own clock", () => {
+  // A budget under the 250 ms the native relay may hold a burst's copies after the host read
+  // them, plus a tick: the ticks alone cannot tell when the host read again, or when the
+  // relay last read the server (ahead of those copies).
+  const tight = make.bind(null, { ...budgets, writeBlockedMs: 200 });
+  const stalled = (t: number): TickState =>
+    tick({ t, tapped: true, readingStdout: false, notReadingSince: 1_000, responsesOwed: 1 });
+  function afterStall(): Harness {
+    const h = tight();
+    for (let t = 1_000; t <= 4_500; t += 100)
+      h.engine.evaluate({ ...stalled(t), pendingBytes: 65_536, lastStdoutByteAt: 1_000 });
+    expect(codes(h)).toEqual(['host-not-reading']);
+    return h;
+  }
+  const midFrame = { tapped: true, responsesOwed: 1, pendingBytes: 65_536, hostResumedAt: 4_550 };
+
+  it('a server the relay keeps reading is not silent while its copies are held', () => {
+    const h = afterStall();
+    // The copies of all it wrote since 1,000 are still held: the engine's last byte is old.
+    for (let t = 4_600; t <= 5_000; t += 100)
+      h.engine.evaluate(tick({ t, ...midFrame, lastStdoutByteAt: 1_000, serverReadAt: t - 20 }));
+    expect(codes(h)).toEqual(['host-not-reading']);
+  });
+
+  it('but is named once the relay has read nothing from it past the budget', () => {
+    const h = afterStall();
+    const quiet = { ...midFrame, lastStdoutByteAt: 1_000, serverReadAt: 4_560 };
+    h.engine.evaluate(tick({ t: 4_760, ...quiet }));
+    expect(codes(h)).toEqual(['host-not-reading']);
+    h.engine.evaluate(tick({ t: 4_761, ...quiet }));
+    expect(codes(h)).toEqual(['host-not-reading', 'server-write-blocked']);
+    expect(find(h, 'server-write-blocked')?.message).toMatch(/silent for 201 ms$/);
+  });
+
+  it('a stall no tick saw still bounds a blocked write sampled during it', () => {
+    const h = tight();
+    // Every tick saw the host reading; the relay says it took bytes again at 9,950, and the
+    // process was sampled at 9,940, blocked 1.5 s behind that stall.
+    const sampled = { text: 'pid 5000 in write(1)', blockedMs: 1_500, at: 9_940 };
+    const evidence = { pid: 5000, command: 'srv', state: 'S', cpuPercent: 0, ms: 1_500 };
+    h.engine.evaluate(
+      tick({
+        tapped: true,
+        responsesOwed: 1,
+        hostResumedAt: 9_950,
+        writeProof: { ...sampled, evidence },
+      }),
+    );
+    expect(codes(h)).toEqual([]);
   });
 });

@@ -26,6 +26,11 @@ function ms(n: number): string {
   return `${Math.round(n)} ms`;
 }
 
+/** The later of two times, either of which may be unknown. */
+function latest(a: number | null, b: number | null): number | null {
+  return a === null ? b : b === null ? a : Math.max(a, b);
+}
+
 function count(n: number): string {
   return Math.round(n).toLocaleString('en-US');
 }
@@ -224,9 +229,13 @@ export class FindingsEngine {
     // write: the copies of what it wrote since may still be on their way (the relay hands them
     // over once the host has read them, up to 250 ms later) and its process may have been
     // sampled while it still waited behind the host.
-    const heldUntil = this.hostStalledAt ?? Number.NEGATIVE_INFINITY;
-    const quietFor =
-      s.lastStdoutByteAt === null ? null : s.t - Math.max(s.lastStdoutByteAt, heldUntil);
+    // The relay's own times make both exact where it sends them: when the host last took bytes
+    // again, and when the relay last read the server (ahead of the copies).
+    const heldUntil =
+      latest(this.hostStalledAt, s.tapped ? (s.hostResumedAt ?? null) : null) ??
+      Number.NEGATIVE_INFINITY;
+    const lastByteAt = latest(s.lastStdoutByteAt, s.tapped ? (s.serverReadAt ?? null) : null);
+    const quietFor = lastByteAt === null ? null : s.t - Math.max(lastByteAt, heldUntil);
     // The proof's blockedMs is as of its sample, which may predate the host's last stall.
     const sampled = s.writeProof;
     const writeBlockedFor = sampled
@@ -241,7 +250,7 @@ export class FindingsEngine {
     const blocked = !tapHostStalled && (midFrameStall || hostNotReading || pipeFull);
     this.episode('write-blocked', 'server-write-blocked', blocked, s.t, () => {
       // Tapped, the silence counted from the host's last stall, not the last byte: say so.
-      const since = (s.lastStdoutByteAt ?? 0) < heldUntil ? ' since the host read again' : '';
+      const since = (lastByteAt ?? 0) < heldUntil ? ' since the host read again' : '';
       const why = hostNotReading
         ? `the host has not read stdout for ${ms(notReadingFor)} (reader ${s.readerMode})`
         : midFrameStall

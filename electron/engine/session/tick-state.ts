@@ -27,6 +27,10 @@ export interface TickState {
   tapped?: boolean;
   /** Tapped: bytes the tap wrote towards the host that its pipe has not taken. */
   hostPendingBytes?: number;
+  /** Tapped: when the host last took bytes again after not reading (the relay's own time). */
+  hostResumedAt?: number | null;
+  /** Tapped: when the relay last read the server's stdout, before its copies reach us. */
+  serverReadAt?: number | null;
   /** The process evidence behind a blocked write (process-findings.ts), when it was seen. */
   writeProof?: WriteProof | null;
 }
@@ -72,5 +76,7 @@ export function tickStateOf(c: WorkerCounters | null, s: SessionSide): TickState
     stdinPendingBytes: c?.stdinPendingBytes ?? 0,
     tapped: s.tapped === true,
     hostPendingBytes: c?.hostPendingBytes ?? 0,
+    hostResumedAt: c?.hostResumedAt ?? null,
+    serverReadAt: c?.serverReadAt ?? null,
   };
 }

@@ -88,7 +88,10 @@ void set_blocked(struct out *s, int on, uint64_t t) {
   if (s->blocked == on) return;
   s->blocked = on;
   if (on) s->blocked_since = t;
-  else s->blocked_ns += t - s->blocked_since;
+  else {
+    s->blocked_ns += t - s->blocked_since;
+    s->resumed_at = t;
+  }
   if (s->dir == 0) state_dirty = 1;
 }
 
@@ -98,7 +101,7 @@ void send_state(uint64_t t, int last) {
   last_state_at = t;
   state_dirty = 0;
   if (!last && !cq_room(STATE_BYTES)) return;
-  uint64_t u[11] = {t,
+  uint64_t u[13] = {t,
                     (uint64_t)s->blocked,
                     s->blocked ? s->blocked_since : 0,
                     s->blocked_ns + (s->blocked ? t - s->blocked_since : 0),
@@ -108,8 +111,10 @@ void send_state(uint64_t t, int last) {
                     in_blocked ? (uint64_t)(in_len - in_off) : 0,
                     in_blocked ? in_blocked_since : 0,
                     in_wait_ns + (in_blocked ? t - in_blocked_since : 0),
-                    (uint64_t)in_closed};
-  record(R_STATE, 0, 0, u, 11, NULL, 0);
+                    (uint64_t)in_closed,
+                    s->resumed_at,
+                    s->load_t};
+  record(R_STATE, 0, 0, u, 13, NULL, 0);
 }
 
 static char cmd_buf[CMD_MAX + 16];

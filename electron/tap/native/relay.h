@@ -44,7 +44,7 @@ enum { C_INJECT = 1, C_ABANDON = 2, C_YIELD = 3 };
 #define CTRL_MAX (16 * 1024 * 1024)
 #define CMD_MAX (1024 * 1024)
 #define MARK_BYTES (8 + 4 * 8)
-#define STATE_BYTES (8 + 11 * 8)
+#define STATE_BYTES (8 + 13 * 8)
 #define GAP_BYTES (8 + 3 * 8)
 #define STATE_EVERY_NS 100000000ull
 #define STATE_MIN_NS 5000000ull
@@ -128,6 +128,8 @@ struct out {
    * bytes go through copy_out. */
   int copy;
   uint64_t blocked_since, blocked_ns, ending_since;
+  /* When the host's fd last took bytes again after refusing them (0: it never refused). */
+  uint64_t resumed_at;
   /* Once the tap said abandon: what the server's end still held then (FIONREAD), to read. */
   size_t abandon_left;
   /* Uncopied pieces while the control queue is past its bound, one mark once there is room. */
