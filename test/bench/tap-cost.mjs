@@ -19,7 +19,8 @@
  *    still loading then); `settled`: it says it is ready, and writes when the host
  *    asks, once the tap process has been idle for 100 ms (its observer loaded). Two hosts: this
  *    process (Node's `spawn`: the host's end is a socketpair) and a Python host
- *    (`subprocess.PIPE`: real pipes), when python3 is there.
+ *    (`subprocess.PIPE`: real pipes, as the issue's "a direct pipe"), when python3 is there,
+ *    at spawn and settled (`--pairs` runs of direct, tap and floor).
  * 2. Latency: a server answers each request line at once (a response with its id, the params
  *    echoed). The host sends one small request, waits for its answer, sends the next: p50/p99
  *    of the round trips, after the first answer, a 1 s settle and 200 warm-up requests.
@@ -31,8 +32,9 @@
  *    is its child), read until it exits, in the settled throughput runs and in a run where the
  *    host stops reading for 2 s in the middle of the 64 MiB answer.
  *
- * The servers and the bare relays are tap-roles.mjs, the Python host tap-host.py, what it reads
- * of its processes in /proc tap-proc.mjs, and the tables and verdicts tap-report.mjs.
+ * The servers and the bare relays are tap-roles.mjs, the Python host tap-host.py (run by
+ * tap-python.mjs), what it reads of its processes in /proc tap-proc.mjs, and the tables and
+ * verdicts tap-report.mjs.
  *
  * On a shared machine the figures move with its load: run it alone, or in a cgroup of its own.
  */
@@ -42,6 +44,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { endKind, kib, status, untilIdle, watchMemory } from './tap-proc.mjs';
+import { pythonHost } from './tap-python.mjs';
 import { pctl, report } from './tap-report.mjs';
 import { FRAME, READY } from './tap-roles.mjs';
 
@@ -275,34 +278,6 @@ async function startupOnce(mode, server, env = ENV) {
   return ms;
 }
 
-// The Python host: real pipes on the host's side (subprocess.PIPE); tap-host.py.
-
-function pythonHost(opts) {
-  const check = spawnSync('python3', ['-c', 'import os; os.readv'], { stdio: 'ignore' });
-  if (check.status !== 0) return null;
-  const file = fileURLToPath(new URL('./tap-host.py', import.meta.url));
-  const cfg = {
-    frame: FRAME,
-    runs: opts.runs,
-    messages: opts.messages,
-    big: { direct: nodeServer('big'), tap: command('tap', nodeServer('big')) },
-    echo: { direct: nodeServer('echo'), tap: command('tap', nodeServer('echo')) },
-  };
-  const r = spawnSync('python3', [file, JSON.stringify(cfg)], {
-    env: ENV,
-    encoding: 'utf8',
-    timeout: 60_000,
-    killSignal: 'SIGKILL',
-  });
-  if (r.status !== 0) {
-    console.log(
-      `python host failed (${r.status ?? r.signal}): ${r.stderr.trim().split('\n').pop()}`,
-    );
-    return null;
-  }
-  return JSON.parse(r.stdout);
-}
-
 function cleanUp() {
   for (const child of started) if (child.exitCode === null) child.kill('SIGKILL');
   for (const pid of servers) {
@@ -388,7 +363,20 @@ async function bench() {
       if (i % 2 === 0 && noCa) stShNoCa[mode].push(await startupOnce(mode, SH_READY, noCa));
     }
   lap('start-up');
-  const py = pythonHost(opts);
+  const bigAsk = nodeServer('big-ask');
+  const pySettled = ['direct', 'tap', ...(FLOOR ? ['floor'] : [])];
+  const py = pythonHost(
+    {
+      frame: FRAME,
+      runs: opts.runs,
+      pairs: opts.pairs,
+      messages: opts.messages,
+      big: { direct: nodeServer('big'), tap: command('tap', nodeServer('big')) },
+      settled: Object.fromEntries(pySettled.map((m) => [m, command(m, bigAsk)])),
+      echo: { direct: nodeServer('echo'), tap: command('tap', nodeServer('echo')) },
+    },
+    ENV,
+  );
   lap('python host');
 
   report({

@@ -1,7 +1,9 @@
 """The Python host of test/bench/tap-cost.mjs: real pipes on the host's side
-(subprocess.PIPE). One argument, JSON: frame (bytes of the one line), runs, messages, and the
-command lines of the servers, direct and through the tap ('big': one 64 MiB line; 'echo':
-answers each request). Prints the throughput runs and the latency figures as JSON."""
+(subprocess.PIPE). One argument, JSON: frame (bytes of the one line), runs, pairs, messages, and
+the command lines of the servers, direct and through the tap ('big': one 64 MiB line at once;
+'settled': the same when asked, after 'ready', by mode: direct, tap, and floor where it was
+built; 'echo': answers each request). Prints the throughput runs and the latency figures as
+JSON."""
 import json, os, subprocess, sys, time
 cfg = json.loads(sys.argv[1])
 FRAME = cfg['frame']
@@ -43,6 +45,48 @@ def throughput(cmd):
         raise SystemExit('got %d bytes' % got)
     return {'firstToLastMs': (last - first) * 1e3, 'spawnToLastMs': (last - t0) * 1e3, 'hostEnd': kind}
 
+def cpu_ns(pid):
+    try:
+        with open('/proc/%d/schedstat' % pid) as f:
+            return int(f.read().split()[0])
+    except OSError:
+        return None
+
+def settled(cmd):
+    """The 64 MiB line asked for once the process the host started has used no CPU for 100 ms
+    (the tap's observer loaded): ms from its first byte to its last."""
+    buf = memoryview(bytearray(1 << 20))
+    p = popen(cmd)
+    fd = p.stdout.fileno()
+    ready = b''
+    while not ready.endswith(b'\n'):
+        k = os.read(fd, 1)
+        if not k:
+            raise SystemExit('no ready line')
+        ready += k
+    last = cpu_ns(p.pid)
+    for _ in range(30):
+        time.sleep(0.1)
+        now = cpu_ns(p.pid)
+        if now == last:
+            break
+        last = now
+    time.sleep(0.05)
+    os.write(p.stdin.fileno(), b'{"jsonrpc":"2.0","id":1,"method":"tools/call"}\n')
+    got, first = 0, None
+    while got < FRAME:
+        k = os.readv(fd, [buf])
+        if k == 0:
+            break
+        if first is None:
+            first = time.perf_counter()
+        got += k
+    done = time.perf_counter()
+    end(p)
+    if got != FRAME:
+        raise SystemExit('got %d bytes' % got)
+    return {'firstToLastMs': (done - first) * 1e3}
+
 def latency(cmd, n, warm=200):
     p = popen(cmd)
     fin, fout = p.stdin.fileno(), p.stdout.fileno()
@@ -67,10 +111,14 @@ def latency(cmd, n, warm=200):
     return {'p50': pick(50), 'p99': pick(99), 'max': rtt[-1]}
 
 try:
-    out = {'throughput': {'direct': [], 'tap': []}, 'latency': {}}
+    out = {'throughput': {'direct': [], 'tap': []}, 'latency': {},
+           'settled': {mode: [] for mode in cfg['settled']}}
     for _ in range(cfg['runs']):
         for mode in ('direct', 'tap'):
             out['throughput'][mode].append(throughput(cfg['big'][mode]))
+    for _ in range(cfg['pairs']):
+        for mode, cmd in cfg['settled'].items():
+            out['settled'][mode].append(settled(cmd))
     for mode in ('direct', 'tap'):
         out['latency'][mode] = latency(cfg['echo'][mode], cfg['messages'])
     print(json.dumps(out))

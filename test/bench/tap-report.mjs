@@ -48,7 +48,9 @@ export function report(r) {
       f(m('firstToLastMs')),
       mode === 'direct' ? '1.00' : f(m('firstToLastMs') / d('firstToLastMs'), 2),
       f(m('spawnToLastMs')),
-      mode === 'direct' ? '1.00' : f(m('spawnToLastMs') / d('spawnToLastMs'), 2),
+      mode === 'direct' && Number.isFinite(d('spawnToLastMs'))
+        ? '1.00'
+        : f(m('spawnToLastMs') / d('spawnToLastMs'), 2),
     ];
   };
   console.log('\n1 x 64 MiB line to the host (medians)');
@@ -58,9 +60,10 @@ export function report(r) {
       ...TWO.map((m) => tRow('socketpair, at spawn', tp, m)),
       ...MODES.map((m) => tRow('socketpair, settled', tpSettled, m)),
       ...(py ? TWO.map((m) => tRow('pipe, at spawn', py.throughput, m)) : []),
+      ...(py ? Object.keys(py.settled).map((m) => tRow('pipe, settled', py.settled, m)) : []),
     ],
   );
-  console.log('(ask→last: from spawn at spawn, from the request when settled)');
+  console.log('(ask→last: from spawn at spawn, from the request when settled; not timed "-")');
 
   console.log(`\nround trip of one small request (${opts.messages} after a warm-up, ms)`);
   const lRow = (label, l, mode) => [
@@ -131,7 +134,12 @@ export function report(r) {
   const ratios = [
     ['socketpair at spawn', ratio(tp)],
     ['socketpair settled', ratio(tpSettled)],
-    ...(py ? [['pipe at spawn', ratio(py.throughput)]] : []),
+    ...(py
+      ? [
+          ['pipe at spawn', ratio(py.throughput)],
+          ['pipe settled', ratio(py.settled)],
+        ]
+      : []),
   ];
   verdict(
     ratios.every(([, r]) => r <= 1.1),
@@ -146,7 +154,8 @@ export function report(r) {
   };
   console.log(
     `        each pair (tap ÷ the direct run before it): at spawn ${spread(tp)}, settled ` +
-      spread(tpSettled),
+      spread(tpSettled) +
+      (py ? `; pipe settled ${spread(py.settled)}` : ''),
   );
   const series = (mode) => tpSettled[mode].map((r) => f(r.firstToLastMs)).join(' ');
   for (const mode of ['direct', ...(floor ? ['floor'] : []), 'tap'])
@@ -157,7 +166,10 @@ export function report(r) {
     console.log(
       `        the floor on this machine, socketpair settled: ${f(floor('floor'), 2)}× a bare ` +
         `splice relay, ${f(floor('floor-copy'), 2)}× the same with one thread reading a copy of ` +
-        'every byte (floor-relay.c)',
+        'every byte (floor-relay.c)' +
+        (py?.settled.floor
+          ? `; pipe settled: ${f(med(py.settled, 'floor', 'firstToLastMs') / med(py.settled, 'direct', 'firstToLastMs'), 2)}× the bare relay`
+          : ''),
     );
   }
   const added = [['socketpair', lat], ...(py ? [['pipe', py.latency]] : [])].map(([h, l]) => [
