@@ -88,6 +88,8 @@ export interface WorkerCounters {
   hostResumedAt?: number | null;
   /** Tap mode: when the relay last read the server's stdout (its copies may come later). */
   serverReadAt?: number | null;
+  /** Tap mode: the time of the relay's latest state (null: none yet). */
+  relayStateAt?: number | null;
 }
 
 /** A process of the server's still alive after the stop ladder (DESIGN.md `processes-left`). */

@@ -50,6 +50,8 @@ export class TapSource {
     closed: false,
   };
   private stateAt = 0;
+  /** The time of the relay's latest state (null: none yet). */
+  stateTime: number | null = null;
   exit: ExitInfo | null = null;
   private exitWaiters: (() => void)[] = [];
   /** Bytes of stdout and of stderr taken in the batch being read, acknowledged at its end. */
@@ -107,6 +109,7 @@ export class TapSource {
         this.host = msg.host;
         this.stdinState = msg.stdin;
         this.stateAt = msg.t;
+        this.stateTime = msg.t;
         break;
       case 'inject-done':
         this.on.writeDone(msg.seq, msg.waitedMs, msg.error);

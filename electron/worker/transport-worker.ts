@@ -299,6 +299,7 @@ export class TransportWorker {
         hostPendingBytes: this.tap.host.pendingBytes,
         hostResumedAt: this.tap.host.resumedAt,
         serverReadAt: this.tap.host.serverReadAt,
+        relayStateAt: this.tap.stateTime,
       }),
     };
   }

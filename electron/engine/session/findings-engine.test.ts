@@ -371,6 +371,22 @@ describe("FindingsEngine: a tapped session, timed by the relay's own clock", () 
     expect(find(h, 'server-write-blocked')?.message).toMatch(/silent for 201 ms$/);
   });
 
+  it("counts no silence past the relay's latest state (held back with a burst's copies)", () => {
+    const h = afterStall();
+    // The relay's last state (4,600) says it read the server at 4,598; the native relay holds
+    // the next states with the burst's copies (up to 250 ms), the server writing all along.
+    const held = { ...midFrame, lastStdoutByteAt: 1_000, serverReadAt: 4_598, relayStateAt: 4_600 };
+    for (let t = 4_700; t <= 4_850; t += 50) h.engine.evaluate(tick({ t, ...held }));
+    expect(codes(h)).toEqual(['host-not-reading']);
+    // States that keep coming with no read of the server since: silent by the relay's word.
+    for (const at of [4_700, 4_798])
+      h.engine.evaluate(tick({ t: at + 5, ...held, relayStateAt: at }));
+    expect(codes(h)).toEqual(['host-not-reading']);
+    h.engine.evaluate(tick({ t: 4_805, ...held, relayStateAt: 4_799 }));
+    expect(codes(h)).toEqual(['host-not-reading', 'server-write-blocked']);
+    expect(find(h, 'server-write-blocked')?.message).toMatch(/silent for 201 ms$/);
+  });
+
   it('a stall no tick saw still bounds a blocked write sampled during it', () => {
     const h = tight();
     // Every tick saw the host reading; the relay says it took bytes again at 9,950, and the

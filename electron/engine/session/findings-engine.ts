@@ -235,7 +235,11 @@ export class FindingsEngine {
       latest(this.hostStalledAt, s.tapped ? (s.hostResumedAt ?? null) : null) ??
       Number.NEGATIVE_INFINITY;
     const lastByteAt = latest(s.lastStdoutByteAt, s.tapped ? (s.serverReadAt ?? null) : null);
-    const quietFor = lastByteAt === null ? null : s.t - Math.max(lastByteAt, heldUntil);
+    // Those times are as of the relay's latest state, and the native relay holds its states
+    // back with a burst's copies (up to 250 ms): silence is counted up to that state, never
+    // past what the relay has told (a server it kept reading since is not silent).
+    const seenTo = s.tapped && s.relayStateAt != null ? Math.min(s.t, s.relayStateAt) : s.t;
+    const quietFor = lastByteAt === null ? null : seenTo - Math.max(lastByteAt, heldUntil);
     // The proof's blockedMs is as of its sample, which may predate the host's last stall.
     const sampled = s.writeProof;
     const writeBlockedFor = sampled

@@ -31,6 +31,9 @@ export interface TickState {
   hostResumedAt?: number | null;
   /** Tapped: when the relay last read the server's stdout, before its copies reach us. */
   serverReadAt?: number | null;
+  /** Tapped: the time of the relay's latest state, what its times above vouch for (the native
+   *  relay may hold its states back with a burst's copies, up to 250 ms). */
+  relayStateAt?: number | null;
   /** The process evidence behind a blocked write (process-findings.ts), when it was seen. */
   writeProof?: WriteProof | null;
 }
@@ -78,5 +81,6 @@ export function tickStateOf(c: WorkerCounters | null, s: SessionSide): TickState
     hostPendingBytes: c?.hostPendingBytes ?? 0,
     hostResumedAt: c?.hostResumedAt ?? null,
     serverReadAt: c?.serverReadAt ?? null,
+    relayStateAt: c?.relayStateAt ?? null,
   };
 }
