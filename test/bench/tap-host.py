@@ -45,11 +45,14 @@ def throughput(cmd):
         raise SystemExit('got %d bytes' % got)
     return {'firstToLastMs': (last - first) * 1e3, 'spawnToLastMs': (last - t0) * 1e3, 'hostEnd': kind}
 
-def cpu_ns(pid):
+def cpu_ticks(pid):
+    """The process's CPU time, all its threads (utime + stime, as tap-proc.mjs's ticks):
+    /proc/PID/schedstat is its main thread's alone, and the tap's observer loads in a worker."""
     try:
-        with open('/proc/%d/schedstat' % pid) as f:
-            return int(f.read().split()[0])
-    except OSError:
+        with open('/proc/%d/stat' % pid) as f:
+            fields = f.read().rsplit(') ', 1)[1].split()
+        return int(fields[11]) + int(fields[12])
+    except (OSError, IndexError, ValueError):
         return None
 
 def settled(cmd):
@@ -64,11 +67,11 @@ def settled(cmd):
         if not k:
             raise SystemExit('no ready line')
         ready += k
-    last = cpu_ns(p.pid)
+    last = cpu_ticks(p.pid)
     for _ in range(30):
         time.sleep(0.1)
-        now = cpu_ns(p.pid)
-        if now == last:
+        now = cpu_ticks(p.pid)
+        if now is None or now == last:
             break
         last = now
     time.sleep(0.05)
