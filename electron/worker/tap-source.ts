@@ -49,7 +49,6 @@ export class TapSource {
     waitMs: 0,
     closed: false,
   };
-  private stateAt = 0;
   /** The time of the relay's latest state (null: none yet). */
   stateTime: number | null = null;
   exit: ExitInfo | null = null;
@@ -108,7 +107,6 @@ export class TapSource {
       case 'state':
         this.host = msg.host;
         this.stdinState = msg.stdin;
-        this.stateAt = msg.t;
         this.stateTime = msg.t;
         break;
       case 'inject-done':
@@ -151,7 +149,12 @@ export class TapSource {
 
   waitMs(): number {
     const s = this.stdinState;
-    return s.waitMs + (s.pendingSince === null ? 0 : Math.max(0, this.now() - this.stateAt));
+    return s.waitMs + (s.pendingSince === null ? 0 : this.sinceState());
+  }
+
+  /** ms since the relay's latest state (what its running totals have not counted yet). */
+  private sinceState(): number {
+    return this.stateTime === null ? 0 : Math.max(0, this.now() - this.stateTime);
   }
 
   write(seq: number, data: Uint8Array): void {
@@ -161,7 +164,7 @@ export class TapSource {
   /** Whether the relay reads the server's stdout, and since when not (the host's doing). */
   notReading(): { since: number | null; ms: number } {
     const h = this.host;
-    const extra = h.notReadingSince === null ? 0 : Math.max(0, this.now() - this.stateAt);
+    const extra = h.notReadingSince === null ? 0 : this.sinceState();
     return { since: h.notReadingSince, ms: h.notReadingMs + extra };
   }
 }
