@@ -229,12 +229,14 @@ describe.each(TAP_RELAYS)('tap ($name relay): a byte-exact relay', (relay) => {
   it('a SIGUSR1 that comes while the tap still loads reaches the server, never an inspector', async () => {
     // Until the tap's own handlers exist, Node acts on SIGUSR1 by opening its inspector (anyone
     // on the machine could then run code in the tap). bin/pipescope.js holds it from its first
-    // line; the tap forwards it to the server once there is one. SIGHUP's bit in SigCgt marks
-    // that first line (Node catches SIGUSR1 and SIGTERM itself from its start, SIGHUP not).
+    // line; the tap forwards it to the server once there is one. SIGUSR2's bit in SigCgt marks
+    // that its handlers are all there (Node catches SIGUSR1 and SIGTERM itself from its start,
+    // SIGUSR2 not, and bin/pipescope.js adds it last: SIGHUP's, added before SIGUSR1's, once let
+    // the signal in between the two, and Node's inspector opened).
     const holding = (pid: number): boolean => {
       try {
         const m = /SigCgt:\s+([0-9a-f]+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-        return m !== null && (BigInt(`0x${m[1]}`) & 1n) !== 0n; // bit 0: SIGHUP
+        return m !== null && (BigInt(`0x${m[1]}`) & (1n << 11n)) !== 0n; // bit 11: SIGUSR2
       } catch {
         return false;
       }
