@@ -37,8 +37,9 @@ if (
   // forwards it once its server exists.
   const held = [];
   const hold = (signal) => held.push(signal);
-  // SIGUSR2 last: a test (tap-relay.test.ts) takes its handler as the sign that all are there.
-  const SIGNALS = ['SIGTERM', 'SIGINT', 'SIGHUP', 'SIGQUIT', 'SIGUSR1', 'SIGUSR2'];
+  // SIGUSR1 first (an inspector is the worst of them); SIGUSR2 last: a test
+  // (tap-relay.test.ts) takes its handler as the sign that all are there.
+  const SIGNALS = ['SIGUSR1', 'SIGTERM', 'SIGINT', 'SIGHUP', 'SIGQUIT', 'SIGUSR2'];
   for (const s of SIGNALS) process.on(s, hold);
   const { runTap } = await import(new URL('../dist/electron/tap/main.js', import.meta.url).href);
   await runTap(argv.slice(1), {

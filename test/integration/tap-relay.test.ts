@@ -231,7 +231,7 @@ describe.each(TAP_RELAYS)('tap ($name relay): a byte-exact relay', (relay) => {
     // on the machine could then run code in the tap). bin/pipescope.js holds it from its first
     // line; the tap forwards it to the server once there is one. SIGUSR2's bit in SigCgt marks
     // that its handlers are all there (Node catches SIGUSR1 and SIGTERM itself from its start,
-    // SIGUSR2 not, and bin/pipescope.js adds it last: SIGHUP's, added before SIGUSR1's, once let
+    // SIGUSR2 not, and bin/pipescope.js adds it last: SIGHUP's, once added before SIGUSR1's, let
     // the signal in between the two, and Node's inspector opened).
     const holding = (pid: number): boolean => {
       try {
