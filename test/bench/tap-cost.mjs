@@ -328,11 +328,12 @@ async function bench() {
     };
   })();
 
-  const tp = { direct: [], tap: [] };
+  // At spawn too, the bare relay beside the tap: what any relay costs as a server starts.
+  const tp = Object.fromEntries(['direct', ...(FLOOR ? ['floor'] : []), 'tap'].map((m) => [m, []]));
   const tpSettled = Object.fromEntries(MODES.map((m) => [m, []]));
   const BUDGET_MODES = new Set(['direct', 'floor', 'floor-copy', 'tap']);
   for (let i = 0; i < Math.max(opts.pairs, opts.runs); i++) {
-    if (i < opts.pairs) for (const mode of TWO) tp[mode].push(await throughputOnce(mode));
+    if (i < opts.pairs) for (const mode in tp) tp[mode].push(await throughputOnce(mode));
     for (const mode of MODES)
       if (i < (BUDGET_MODES.has(mode) ? opts.pairs : opts.runs))
         tpSettled[mode].push(await throughputOnce(mode, { settled: true }));

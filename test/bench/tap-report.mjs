@@ -57,7 +57,7 @@ export function report(r) {
   table(
     ['host end, when, path', 'n', 'first→last ms', '×direct', 'ask→last ms', '×direct'],
     [
-      ...TWO.map((m) => tRow('socketpair, at spawn', tp, m)),
+      ...Object.keys(tp).map((m) => tRow('socketpair, at spawn', tp, m)),
       ...MODES.map((m) => tRow('socketpair, settled', tpSettled, m)),
       ...(py ? TWO.map((m) => tRow('pipe, at spawn', py.throughput, m)) : []),
       ...(py ? Object.keys(py.settled).map((m) => tRow('pipe, settled', py.settled, m)) : []),
@@ -161,14 +161,15 @@ export function report(r) {
   for (const mode of ['direct', ...(floor ? ['floor'] : []), 'tap'])
     console.log(`        settled ${mode}, first→last ms in run order: ${series(mode)}`);
   if (floor) {
-    const floor = (mode) =>
-      med(tpSettled, mode, 'firstToLastMs') / med(tpSettled, 'direct', 'firstToLastMs');
+    const floor = (mode, runs = tpSettled) =>
+      med(runs, mode, 'firstToLastMs') / med(runs, 'direct', 'firstToLastMs');
     console.log(
       `        the floor on this machine, socketpair settled: ${f(floor('floor'), 2)}× a bare ` +
         `splice relay, ${f(floor('floor-copy'), 2)}× the same with one thread reading a copy of ` +
         'every byte (floor-relay.c)' +
+        `; at spawn: ${f(floor('floor', tp), 2)}× the bare relay` +
         (py?.settled.floor
-          ? `; pipe settled: ${f(med(py.settled, 'floor', 'firstToLastMs') / med(py.settled, 'direct', 'firstToLastMs'), 2)}× the bare relay`
+          ? `; pipe settled: ${f(floor('floor', py.settled), 2)}× the bare relay`
           : ''),
     );
   }
