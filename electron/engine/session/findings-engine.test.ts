@@ -391,16 +391,9 @@ describe("FindingsEngine: a tapped session, timed by the relay's own clock", () 
     const h = tight();
     // Every tick saw the host reading; the relay says it took bytes again at 9,950, and the
     // process was sampled at 9,940, blocked 1.5 s behind that stall.
-    const sampled = { text: 'pid 5000 in write(1)', blockedMs: 1_500, at: 9_940 };
     const evidence = { pid: 5000, command: 'srv', state: 'S', cpuPercent: 0, ms: 1_500 };
-    h.engine.evaluate(
-      tick({
-        tapped: true,
-        responsesOwed: 1,
-        hostResumedAt: 9_950,
-        writeProof: { ...sampled, evidence },
-      }),
-    );
+    const writeProof = { text: 'pid 5000 in write(1)', blockedMs: 1_500, at: 9_940, evidence };
+    h.engine.evaluate(tick({ tapped: true, responsesOwed: 1, hostResumedAt: 9_950, writeProof }));
     expect(codes(h)).toEqual([]);
   });
 });
