@@ -331,6 +331,20 @@ describe('buildProgram', () => {
   });
 });
 
+describe('tap --help', () => {
+  // bin/pipescope.js sends `tap --help` to commander, not to the relay's own parser: the help
+  // must still list every option the relay takes and where the server's command goes.
+  it('lists the relay options and the `-- <command>` form, not only install/uninstall', async () => {
+    const { value, out } = await captured(() => main(['tap', '--help']));
+    expect(value).toBe(0);
+    for (const flag of ['--name', '--host', '--trace', '--no-redact', '--no-publish']) {
+      expect(out).toContain(flag);
+    }
+    expect(out).toContain('-- <command>');
+    expect(out).toMatch(/install/);
+  });
+});
+
 describe('main: usage errors exit 2 before any process is spawned', () => {
   it.each([
     [['probe', '--reader', 'foo', '--', 'node'], /foo/],

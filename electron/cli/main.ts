@@ -233,9 +233,24 @@ export function buildProgram(): Command {
   registerTraceCommands(program);
   registerAttachCommand(program);
 
+  // `tap -- <command>` itself is parsed by electron/tap/main.ts (bin/pipescope.js goes there
+  // before commander loads); only its help is here, so `tap --help` shows the relay's options.
   const tap = program
     .command('tap')
-    .description("relay a host's server through Pipescope (see tap install)");
+    .usage('[relay options] -- <command> [args...]  |  install|uninstall --config <file>')
+    .description("relay a host's server through Pipescope (see tap install)")
+    .addHelpText(
+      'after',
+      `
+Relay options (before --):
+  --name <name>        the server's name, shown in the app and in trace names
+  --host <label>       the host's name, shown in the app ("Claude Desktop → filesystem")
+  --trace <file>       record everything to a trace (redacted; relative to the traces folder)
+  --no-redact          with --trace: keep every byte, secrets included
+  --no-publish         do not show this session in a running Pipescope
+
+The flight recorder is always on: kill -USR2 <tap pid> writes it out.`,
+    );
   registerTapConfigCommands(tap);
 
   program
