@@ -4,8 +4,9 @@
  * The tap keeps a SessionManager of its own with its one session adopted, so the app gets the
  * very events (sessions, snapshots, notices) it would make for a session of its own, and a new
  * connection gets the whole state first. The app's calls come back here and only these pass:
- * a frame's page or a payload search, an export, a cancellation (written between two of the
- * host's lines and marked as sent by Pipescope), the flight recorder's dump, and a replay of a
+ * a session's whole state (for an app window that opened after it started), a frame's page or
+ * a payload search, an export, a cancellation (written between two of the host's lines and
+ * marked as sent by Pipescope), the flight recorder's dump, and a replay of a
  * host request against a fresh server process (started here, with the host's environment, and
  * published beside it).
  * Anything that would change the host's session (stop, reader mode, limits) is refused.
@@ -207,6 +208,11 @@ export class Publisher {
       return file ? ok({ path: file }) : err('EDUMP', 'the flight recorder could not be written');
     }
     if (own && channel === 'request:replay') return this.replay(p.requestId);
+    // An app window that opened after this session started: its whole state, to that one.
+    if (channel === 'tap:snapshot') {
+      const whole = id === null ? null : this.manager.wholeState(id);
+      return whole ? ok(whole) : err('ENOSESSION', `no session ${id}`);
+    }
     if ((own ? ON_TAPPED : ON_REPLAY).has(channel)) return this.manager.handle(channel, payload);
     return own
       ? err('ETAPPED', `${channel}: the host owns this session (a tap only watches it)`)

@@ -15,7 +15,7 @@ import { demoCommand } from '../../electron/demo-servers/launch.js';
 import { SessionManager } from '../../electron/engine/host/session-manager.js';
 import type { HostEvent } from '../../shared/host-api.js';
 import type { ProbeReport } from '../../shared/probe-report.js';
-import type { SessionInfo } from '../../shared/session-info.js';
+import type { SessionInfo, SessionSnapshot } from '../../shared/session-info.js';
 import { INITIALIZED, initializeLine, line } from '../fixtures/host-messages.js';
 import { CLI, runCli, waitFor } from './helpers.js';
 import { TAP_RELAYS } from './tap-relays.js';
@@ -203,6 +203,22 @@ describe.each(TAP_RELAYS)('tap ($name relay): what it sees', (relay) => {
       10_000,
       "the host's tools/call in a snapshot",
     );
+    // A window that opens now (a reload, a second tab) gets the tapped session's whole state,
+    // from the tap, to itself: the request no later delta repeats, and the frames so far.
+    const late: HostEvent[] = [];
+    const offLate = app.subscribe((e) => late.push(e));
+    const wholeOf = (e: HostEvent): SessionSnapshot | null =>
+      e.type === 'snapshot' && e.snapshot.sessionId === tapped.id && e.snapshot.replace
+        ? e.snapshot
+        : null;
+    const whole = await waitFor(
+      () => late.map(wholeOf).find((x) => x !== null),
+      10_000,
+      'the tapped session in a late subscriber',
+    );
+    offLate();
+    expect(whole.requests.find((q) => q.id === 7)?.status).toBe('pending');
+    expect(whole.frames.some((f) => f.method === 'initialize')).toBe(true);
     // What would change the host's session is refused; a cancellation is not.
     const stop = await app.handle('session:stop', { sessionId: tapped.id });
     expect(stop.ok).toBe(false);

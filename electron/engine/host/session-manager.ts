@@ -18,7 +18,7 @@ import {
 } from '../../../shared/host-api.js';
 import { DisposableStore, toDisposable } from '../../../shared/lifecycle.js';
 import { err, type Result } from '../../../shared/result.js';
-import type { SessionInfo } from '../../../shared/session-info.js';
+import type { SessionInfo, SessionSnapshot } from '../../../shared/session-info.js';
 import type { Session } from '../session/session.js';
 import type { HostContext } from './context.js';
 import { HandlerRegistry } from './handler-registry.js';
@@ -77,7 +77,19 @@ export class SessionManager implements HostContext {
     for (const snapshot of this.traces.lastSnapshots()) listener({ type: 'snapshot', snapshot });
     for (const s of this.sessions.values())
       listener({ type: 'snapshot', snapshot: s.fullSnapshot() });
+    // Tapped sessions' whole states are their taps' to give: asked for, to this one alone.
+    void this.taps?.wholeStates().then((snapshots) => {
+      if (!this.listeners.has(listener)) return;
+      for (const snapshot of snapshots) listener({ type: 'snapshot', snapshot });
+    });
     return () => this.listeners.delete(listener);
+  }
+
+  /** One session's whole state now, once what changed so far has gone to the listeners (so
+   *  none of it comes again after): a tap's answer to an app that just subscribed (publish.ts). */
+  wholeState(id: string): SessionSnapshot | null {
+    this.flushSnapshots(true);
+    return this.sessions.get(id)?.fullSnapshot() ?? null;
   }
 
   /** Validates and runs one HostApi call from an in-process caller; never throws. */

@@ -12,7 +12,7 @@ import { rmSync } from 'node:fs';
 import { connect, createServer, type Server, type Socket } from 'node:net';
 import type { HostEvent } from '../../../shared/host-api.js';
 import { err, type Result } from '../../../shared/result.js';
-import type { SessionInfo, TapInfo } from '../../../shared/session-info.js';
+import type { SessionInfo, SessionSnapshot, TapInfo } from '../../../shared/session-info.js';
 import {
   makePrivateFolder,
   readLines,
@@ -258,6 +258,22 @@ export class TapHub {
       if (!writeLine(conn.socket, { type: 'call', id, channel, payload }, 8 * 1024 * 1024))
         done(err('ETAP', 'the tap is not taking messages'));
     });
+  }
+
+  /** Every tapped session's whole state, each asked of its tap (`tap:snapshot`): for an app
+   *  subscriber that just came, which the deltas so far never reached. A tap that does not
+   *  answer, or answers with another session's, is left out. */
+  async wholeStates(): Promise<SessionSnapshot[]> {
+    const asked = [...this.taps].flatMap((c) =>
+      c.sessions.map(async (s) => {
+        const r = await this.call(s.id, 'tap:snapshot', { sessionId: s.id });
+        const snapshot = r.ok ? r.value : null;
+        return isObject(snapshot) && snapshot.sessionId === s.id && this.owner(s.id) === c
+          ? (snapshot as SessionSnapshot)
+          : null;
+      }),
+    );
+    return (await Promise.all(asked)).filter((s): s is SessionSnapshot => s !== null);
   }
 
   async close(): Promise<void> {
