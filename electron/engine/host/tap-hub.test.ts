@@ -111,6 +111,42 @@ describe('tap hub', () => {
     await until(() => m.infos().length === 0);
   });
 
+  it("a subscriber that comes later gets each tapped session's whole state, to itself alone", async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'tap-hub-'));
+    const m = await app(dir);
+    const early: HostEvent[] = [];
+    m.subscribe((e) => early.push(e));
+    const tap = await dial(dir);
+    send(tap, { type: 'hello', token: readTapToken(dir), version: 1, tap: TAP });
+    send(tap, { type: 'event', event: { type: 'sessions', sessions: [info('s1'), info('s2')] } });
+    await until(() => m.infos().length === 2);
+    // The tap answers tap:snapshot for s1 with s1's state, for s2 with s1's (left out).
+    let buf = '';
+    tap.on('data', (d: Buffer) => {
+      buf += d.toString();
+      for (let i = buf.indexOf('\n'); i >= 0; i = buf.indexOf('\n')) {
+        const call = JSON.parse(buf.slice(0, i)) as {
+          id: number;
+          channel: string;
+          payload: { sessionId: string };
+        };
+        buf = buf.slice(i + 1);
+        const value = { sessionId: 's1', replace: true, asked: call.payload.sessionId };
+        if (call.channel === 'tap:snapshot')
+          send(tap, { type: 'result', id: call.id, result: { ok: true, value } });
+      }
+    });
+    const late: HostEvent[] = [];
+    m.subscribe((e) => late.push(e));
+    await until(() => late.some((e) => e.type === 'snapshot'));
+    await new Promise((r) => setTimeout(r, 100));
+    const wholes = late.filter((e) => e.type === 'snapshot');
+    expect(wholes).toEqual([
+      { type: 'snapshot', snapshot: { sessionId: 's1', replace: true, asked: 's1' } },
+    ]);
+    expect(early.some((e) => e.type === 'snapshot')).toBe(false);
+  });
+
   it("malformed messages end that tap's connection, never the app; no tap claims another's ids", async () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'tap-hub-'));
     const m = await app(dir);
