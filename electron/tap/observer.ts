@@ -76,13 +76,17 @@ const flight = new FlightRecorder(session, {
         : `flight recorder could not be written: ${r.error}`,
     ),
 });
-const trace = cfg.tracePath
+const tracePath = cfg.tracePath ? recordingPath(cfg.tracePath, traceDir) : null;
+const trace = tracePath
   ? TraceRecorder.start(session, {
-      path: recordingPath(cfg.tracePath, traceDir),
+      path: tracePath,
       redact: cfg.redact,
       onError: (message) => say(message),
     })
   : null;
+// A relative --trace lands in the traces folder (a host starts its servers in a folder of its
+// own choosing): say where.
+if (trace && trace.error === null) say(`recording the session to ${tracePath}`);
 const publisher = cfg.publish ? new Publisher(session, cfg, flight, say) : null;
 
 const lines = new HostLines(

@@ -13,6 +13,7 @@ import {
   openSync,
   readdirSync,
   readFileSync,
+  statSync,
   writeFileSync,
 } from 'node:fs';
 import { createServer, type Socket } from 'node:net';
@@ -92,6 +93,18 @@ describe.each(TAP_RELAYS)('tap ($name relay): edges', (relay) => {
     expect(report.metrics.frames).toBe(1);
     expect(report.requests.find((q) => q.id === 1)?.status).toBe('completed');
   }, 60_000);
+
+  it("a relative --trace goes to the traces folder, says where on stderr, and is the user's alone", async () => {
+    const dir = tmp();
+    const c = tap(['--no-publish', '--trace', 'rel.jsonl', '--', 'cat'], dir);
+    const err = collect(c.stderr);
+    c.stdout.resume();
+    const file = path.join(dir, 'rel.jsonl');
+    await waitFor(() => err().includes(`recording the session to ${file}`), 20_000, 'where');
+    c.stdin.end();
+    expect((await closed(c))[0]).toBe(0);
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+  }, 30_000);
 
   it('a server ended by SIGPIPE or SIGUSR1: the shell code, and never an inspector', async () => {
     for (const [sig, code] of [

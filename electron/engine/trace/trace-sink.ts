@@ -93,7 +93,8 @@ export function fileSink(
   overwrite: boolean,
   onError: (e: unknown) => void,
 ): TraceSink {
-  const fd = openSync(path, overwrite ? 'w' : 'wx');
+  // The user's alone, as the flight recorder's are: payloads are in it (secrets redacted).
+  const fd = openSync(path, overwrite ? 'w' : 'wx', 0o600);
   const ws = createWriteStream(path, { fd });
   ws.on('error', onError);
   return {
