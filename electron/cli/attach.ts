@@ -41,9 +41,11 @@ export function formatAttachText(r: AttachReport): string {
   const a = r.attach;
   const lines: string[] = [];
   const cmd = [r.server.command, ...r.server.args].join(' ');
-  lines.push(`pipescope attach: pid ${r.server.pid} ${cmd.slice(0, 120)}`);
+  const shown = cmd.length > 120 ? `${cmd.slice(0, 119)}…` : cmd;
+  lines.push(`pipescope attach: pid ${r.server.pid} ${shown}`);
+  // Sampling a tree takes its own time: the window can run past what was asked.
   lines.push(
-    `  watched ${(a.observedMs / 1000).toFixed(1)} s of ${(a.watchMs / 1000).toFixed(1)} s, ${r.process.samples} sample(s)`,
+    `  watched ${(a.observedMs / 1000).toFixed(1)} s (asked ${(a.watchMs / 1000).toFixed(1)} s), ${r.process.samples} sample(s)`,
   );
   lines.push(`  ${a.summary}`);
   lines.push('');

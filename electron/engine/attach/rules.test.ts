@@ -180,6 +180,10 @@ describe('attach rules: the server blocked writing stdout to a host that does no
     expect(v.findings[0].message).not.toContain('read nothing at all');
     expect(v.findings[0].message).toContain("The server's stdout is non-blocking");
     expect(v.findings[0].evidence).toMatchObject({ pid: HOST, unreadBytes: 147_456 });
+    // Idle, but not waiting for a request: its output waits for the host.
+    expect(v.summary).toBe(
+      `pid ${ROOT} (python3 srv.py): idle in its event loop (epoll_wait), 0 % CPU: 147,456 B of its stdout wait unread at the host's end`,
+    );
   });
 
   it('bytes that the host takes during the window are not a stall', () => {
@@ -280,6 +284,13 @@ describe('attach rules: the rest of the tree, the CPU, the end', () => {
     expect(attachFindings(input(() => [idle])).summary).toContain(
       "idle in its event loop (epoll_wait), 0 % CPU: waiting to read the host's next request",
     );
+  });
+
+  it('a long command is cut with an ellipsis, not mid-word without a sign', () => {
+    const command = `node ${'/very/long/path'.repeat(8)}/server.js`;
+    const idle = proc({ command, activity: activity('event-loop', { syscall: EPOLL }) });
+    const v = attachFindings(input(() => [idle]));
+    expect(v.summary).toContain(`(${command.slice(0, 59)}…)`);
   });
 
   it('gone during the window: server-exited', () => {

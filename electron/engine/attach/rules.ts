@@ -57,7 +57,7 @@ function secs(ms: number): string {
 }
 
 function short(command: string): string {
-  return command.slice(0, 60);
+  return command.length > 60 ? `${command.slice(0, 59)}…` : command;
 }
 
 /** A rule's duration: its budget, or what the window can show when it is shorter. */
@@ -161,7 +161,7 @@ export function attachFindings(i: AttachInput): AttachVerdict {
   if (busy) findings.push(busy);
   const stdin = stdinBlocked(i, observed);
   if (stdin) findings.push(stdin);
-  return { findings, summary: summaryOf(root, block, i) };
+  return { findings, summary: summaryOf(root, block, i, notReading ? (out?.unread?.end ?? 0) : 0) };
 }
 
 function readerWords(out: AttachStdio | undefined, host: AttachInput['host']): string {
@@ -373,7 +373,8 @@ function stdinBlocked(i: AttachInput, observed: number): Finding | null {
   );
 }
 
-function summaryOf(root: ProcessSample, block: Block | null, i: AttachInput): string {
+/** `unread`: bytes of its stdout the host has not read (host-not-reading), else 0. */
+function summaryOf(root: ProcessSample, block: Block | null, i: AttachInput, unread = 0): string {
   const who = `pid ${root.pid} (${short(root.command)})`;
   const a = root.activity;
   if (i.goneAt !== null) return `${who} exited during the watch window`;
@@ -386,7 +387,11 @@ function summaryOf(root: ProcessSample, block: Block | null, i: AttachInput): st
     return `${who}: idle in ${describeSyscall(a.syscall)}, ${cpu} % CPU: waiting for the host's next request`;
   }
   if (a.kind === 'event-loop' && cpu < IDLE_CPU_PERCENT) {
-    return `${who}: idle in its event loop (${a.syscall?.name ?? 'poll'}), ${cpu} % CPU: waiting to read the host's next request`;
+    const idle = `${who}: idle in its event loop (${a.syscall?.name ?? 'poll'}), ${cpu} % CPU`;
+    // Not blocked, yet its output waits: the host is not reading what it already wrote.
+    return unread > 0
+      ? `${idle}: ${bytesWord(unread)} of its stdout wait unread at the host's end`
+      : `${idle}: waiting to read the host's next request`;
   }
   return `${describeProcess(root)}`;
 }
