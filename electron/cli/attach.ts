@@ -89,7 +89,7 @@ export function formatAttachText(r: AttachReport): string {
 
 export function formatCandidates(list: readonly Candidate[]): string {
   if (list.length === 0) {
-    return 'No running process looks like an MCP server started by a known host (Claude Desktop, Claude Code, Cursor, VS Code) or by a discovered config.\n';
+    return 'No running process looks like an MCP server started by a known host (Claude Desktop, Claude Code, Cursor, VS Code) or by a discovered config.\nA server you know the pid of: pipescope attach <pid>\n';
   }
   const lines = ['Running processes that look like MCP servers (pipescope attach <pid>):'];
   for (const c of list) {

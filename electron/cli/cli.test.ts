@@ -265,6 +265,10 @@ describe('formatReportText', () => {
     const text = formatReportText(outcome());
     const lines = text.split('\n');
     expect(lines[0]).toBe('pipescope probe: node "my server.js" --flag');
+    // Read from a trace, it says so.
+    expect(formatReportText(outcome(), 'report').split('\n')[0]).toBe(
+      'pipescope report: node "my server.js" --flag',
+    );
     expect(lines[1]).toBe('  pid 4242, exit code 0');
     expect(text).toContain('  - spawned pid 4242');
     expect(text).toContain('stdout 3.00 MiB in 12 frame(s), largest 900 B; stderr 2.0 KiB');

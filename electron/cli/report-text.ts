@@ -35,14 +35,15 @@ function auditLines(q: ReportRequest): string[] {
   return out;
 }
 
-export function formatReportText(o: ProbeOutcome): string {
+/** `command`: what made the report: `probe` ran the server, `report` read a trace. */
+export function formatReportText(o: ProbeOutcome, command: 'probe' | 'report' = 'probe'): string {
   const r = o.report;
   const m = r.metrics;
   const lines: string[] = [];
   const cmd = [r.server.command, ...r.server.args].map((a) =>
     /\s/.test(a) ? JSON.stringify(a) : a,
   );
-  lines.push(`pipescope probe: ${cmd.join(' ')}`);
+  lines.push(`pipescope ${command}: ${cmd.join(' ')}`);
   const exit = r.server.exit
     ? r.server.exit.signal
       ? `killed by ${r.server.exit.signal}`

@@ -180,7 +180,7 @@ function waitForStop(session: Session): { wait: Promise<string>; dispose(): void
 
 function printReport(outcome: ProbeOutcome, json: boolean | undefined): void {
   if (json) process.stdout.write(`${JSON.stringify(outcome.report, null, 2)}\n`);
-  else process.stdout.write(formatReportText(outcome));
+  else process.stdout.write(formatReportText(outcome, 'report'));
   // The text report says it already; with --json, stderr says it once.
   if (outcome.startError && json) errorLine(outcome.startError);
 }
