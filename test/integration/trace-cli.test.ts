@@ -59,7 +59,7 @@ describe('probe --trace → report', () => {
 
       const human = await runCli(['report', file]);
       expect(human.code).toBe(live.code);
-      expect(human.stdout).toMatch(/^pipescope probe: .*\n[\s\S]*Requests[\s\S]*Findings/);
+      expect(human.stdout).toMatch(/^pipescope report: .*\n[\s\S]*Requests[\s\S]*Findings/);
     },
   );
 
