@@ -110,6 +110,23 @@ describe.each(TAP_RELAYS)('tap ($name relay): how the session ends', (relay) => 
     expect(readdirSync(dir)).toContain('big-then-eof.jsonl');
   }, 60_000);
 
+  it("the host's SIGTERM, forwarded: the exit by it is the end, not server-exited", async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'tap-exit-'));
+    const trace = path.join(dir, 'sigterm.jsonl');
+    const t = tap(demoCommand('healthy'), ['--no-publish', '--trace', trace, '--name', 'sig'], dir);
+    t.child.stdin.write(initializeLine('test-host'));
+    await waitFor(() => t.tail().includes('"id":1'), 10_000, 'the answer to initialize');
+    t.child.stdin.write(INITIALIZED);
+    // Once the observer is there (its session is running), the host ends the server by signal.
+    await new Promise((r) => setTimeout(r, 1500));
+    const signalled = new Promise<string | null>((r) => t.child.on('close', (_c, s) => r(s)));
+    t.child.kill('SIGTERM');
+    expect(await signalled).toBe('SIGTERM');
+    const report = await reportOf(trace);
+    expect(report.findings.map((f) => f.code)).not.toContain('server-exited');
+    expect(flights(dir)).toEqual([]);
+  }, 60_000);
+
   it('a server that dies on its own, the host still connected: server-exited', async () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'tap-exit-'));
     const trace = path.join(dir, 'dies.jsonl');
