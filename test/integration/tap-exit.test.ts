@@ -83,6 +83,9 @@ describe.each(TAP_RELAYS)('tap ($name relay): how the session ends', (relay) => 
     t.child.stdin.write(initializeLine('test-host'));
     await waitFor(() => t.tail().includes('"id":1'), 10_000, 'the answer to initialize');
     t.child.stdin.write(INITIALIZED);
+    // Once the observer runs (it loads at the first answer), it takes the 8 MiB frame as the
+    // host reads it, and is still on it when the host's EOF and the exit come.
+    await new Promise((r) => setTimeout(r, 1500));
     t.child.stdin.write(
       line({
         jsonrpc: '2.0',
