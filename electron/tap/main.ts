@@ -16,6 +16,7 @@ import { constants } from 'node:os';
 import { isatty } from 'node:tty';
 import { Worker } from 'node:worker_threads';
 import type { ObserverToRelay, RelayToObserver, ToRelay } from '../wire/tap-protocol.js';
+import type { HostEnd } from './host-end.js';
 import { NativeRelay, nativeRelayUnavailable } from './native-relay.js';
 import type { ObserverConfig } from './observer-config.js';
 import { Relay, type RelayEnd } from './relay.js';
@@ -24,6 +25,7 @@ import type { Tee } from './tee.js';
 /** What the tap's entry and observer need of a relay, native or Node. */
 interface TapRelay {
   readonly child: ChildProcess;
+  readonly hostEnd: HostEnd;
   readonly stdoutTee: Tee;
   readonly stderrTee: Tee;
   readonly stdinTee: Tee;
@@ -157,6 +159,7 @@ export async function runTap(
     return observer;
   };
   const forward = (sig: (typeof FORWARDED)[number]): void => {
+    relay.hostEnd.ended(now());
     relay.child.kill(sig);
     // The host ends its server this way (no stdin EOF first): the exit that follows is the end.
     observe()?.post({ type: 'host-signal', signal: sig });

@@ -20,6 +20,7 @@ import type { Readable, Writable } from 'node:stream';
 import { RELAY_BINARY, relayBinaryUnavailable } from '../native-binary.js';
 import type { ExitInfo } from '../wire/protocol.js';
 import type { FromRelay, RelayToObserver, ToRelay } from '../wire/tap-protocol.js';
+import { HostEnd } from './host-end.js';
 import { HostReadMeter } from './host-read-meter.js';
 import {
   abandonCommand,
@@ -62,6 +63,8 @@ export class NativeRelay {
   readonly stdoutTee: Tee;
   readonly stderrTee: Tee;
   readonly stdinTee: Tee;
+  /** The host's end (stdin EOF here, signals in main.ts), stamped on the exit. */
+  readonly hostEnd = new HostEnd();
   readonly done: Promise<RelayEnd>;
   private resolveDone!: (end: RelayEnd) => void;
   private native: ChildProcess | null = null;
@@ -293,6 +296,7 @@ export class NativeRelay {
         this.stdinTee.post({ type: 'stdin-gap', bytes: r.bytes, t: this.at(r.t) });
         return;
       case 'stdin-eof':
+        this.hostEnd.ended(this.at(r.t));
         this.stdinTee.post({ type: 'stdin-end', t: this.at(r.t) } satisfies RelayToObserver);
         return;
       case 'inject-done':
@@ -354,10 +358,12 @@ export class NativeRelay {
   /** The server's exit goes to the observer after its output's end and last copy (the order a
    *  relay that copies as it goes gives by itself): the observer's stop waits for the exit, and
    *  copies the native relay still hands over after it would be cut. Its time is the real one. */
-  private postExit(): void {
-    if (this.exitPosted || !this.exit || !this.ended[0]) return;
+  private postExit(now = false): void {
+    const exit = this.exit;
+    if (this.exitPosted || !exit || !(now || this.ended[0])) return;
     this.exitPosted = true;
-    this.stdoutTee.post({ type: 'exit', exit: this.exit } satisfies FromRelay);
+    const hostEnded = this.hostEnd.before(exit);
+    this.stdoutTee.post({ type: 'exit', exit, hostEnded } satisfies FromRelay);
   }
 
   onWorkerMessage(msg: ToRelay): void {
@@ -387,10 +393,7 @@ export class NativeRelay {
   private finish(): void {
     if (this.finished) return;
     this.finished = true;
-    if (this.exit && !this.exitPosted) {
-      this.exitPosted = true;
-      this.stdoutTee.post({ type: 'exit', exit: this.exit } satisfies FromRelay);
-    }
+    this.postExit(true);
     this.stdoutTee.flush();
     this.stderrTee.flush();
     this.stdinTee.flush();

@@ -133,7 +133,9 @@ function onMessage(msg: RelayToObserver): void {
       break;
     case 'stdin-end':
     case 'host-signal':
-      // The host is done with the server: what follows (its exit) is the end, not a failure.
+      // The host is done with the server: the session ends with it. Whether the server's exit
+      // came after the host's end is the relay's stamp on the exit (host-end.ts), not the order
+      // this and the exit (through the transport worker) arrive here in.
       void endSession();
       break;
     case 'host-read':

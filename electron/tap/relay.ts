@@ -23,6 +23,7 @@ import type {
   RelayToObserver,
   ToRelay,
 } from '../wire/tap-protocol.js';
+import { HostEnd } from './host-end.js';
 import { HostReadMeter } from './host-read-meter.js';
 import { Injector } from './injector.js';
 import { closeHostStdin, underDeathSignal } from './spawn-server.js';
@@ -51,6 +52,8 @@ export class Relay {
   readonly stdoutTee: Tee;
   readonly stderrTee: Tee;
   readonly stdinTee: Tee;
+  /** The host's end (stdin EOF here, signals in main.ts), stamped on the exit. */
+  readonly hostEnd = new HostEnd();
   private readonly meter: HostReadMeter;
   private readonly host: RelayHost = {
     reading: true,
@@ -146,8 +149,10 @@ export class Relay {
       this.finish();
     });
     child.once('exit', (code, signal) => {
-      this.exit = { code, signal, t: this.now() };
-      this.stdoutTee.post({ type: 'exit', exit: this.exit } satisfies FromRelay);
+      const exit: ExitInfo = { code, signal, t: this.now() };
+      this.exit = exit;
+      const hostEnded = this.hostEnd.before(exit);
+      this.stdoutTee.post({ type: 'exit', exit, hostEnded } satisfies FromRelay);
       // A process the server left behind may hold its stdout open: the host would see the
       // exit at once without the tap, so the tap waits for the pipes' end only so long.
       const giveUp = setTimeout(() => this.abandonPipes(), AFTER_EXIT_MS);
@@ -199,6 +204,7 @@ export class Relay {
     });
     io.stdin.on('data', (chunk: Buffer) => this.fromHost(chunk));
     io.stdin.once('end', () => {
+      this.hostEnd.ended(this.now());
       this.stdinTee.post({ type: 'stdin-end', t: this.now() } satisfies RelayToObserver);
       if (!this.stdinState.closed) stdin.end();
     });

@@ -149,7 +149,8 @@ export type FromWorker =
   | { type: 'stdout-end'; partialBytes: number; t: number }
   /** Tap mode: bytes the relay passed on without a copy for us (counted in droppedBytes). */
   | { type: 'observe-gap'; bytes: number; t: number }
-  | { type: 'exit'; exit: ExitInfo }
+  /** `hostEnded` (tap mode): the host ended the server (tap-protocol.ts `exit`). */
+  | { type: 'exit'; exit: ExitInfo; hostEnded?: boolean }
   | {
       type: 'stopped';
       exit: ExitInfo | null;

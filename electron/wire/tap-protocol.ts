@@ -55,7 +55,10 @@ export type FromRelay =
   /** Bytes of stdout the relay passed on without copying (the observer was too far behind). */
   | { type: 'gap'; bytes: number; t: number }
   | { type: 'stdout-end'; t: number }
-  | { type: 'exit'; exit: ExitInfo }
+  /** `hostEnded`: the host had closed the server's stdin or signalled it (through the tap) by
+   *  the time of the exit. The relay sees both on one thread; its observer hears of the host's
+   *  end on another channel than of the exit, in either order, so the verdict travels here. */
+  | { type: 'exit'; exit: ExitInfo; hostEnded: boolean }
   | { type: 'state'; t: number; host: RelayHost; stdin: RelayStdin }
   | { type: 'inject-done'; seq: number; waitedMs: number; error?: string };
 

@@ -28,7 +28,8 @@ export interface TapSourceEvents {
   /** Bytes the relay passed on without a copy: the framer must not join across them. */
   gap(bytes: number): void;
   stdoutEnd(): void;
-  exit(exit: ExitInfo): void;
+  /** `hostEnded`: the host had closed stdin or signalled the server by then (the relay says). */
+  exit(exit: ExitInfo, hostEnded: boolean): void;
   writeDone(seq: number, waitedMs: number, error?: string): void;
 }
 
@@ -101,7 +102,7 @@ export class TapSource {
         break;
       case 'exit':
         this.exit = msg.exit;
-        this.on.exit(msg.exit);
+        this.on.exit(msg.exit, msg.hostEnded);
         for (const w of this.exitWaiters.splice(0)) w();
         break;
       case 'state':

@@ -192,7 +192,7 @@ export class TransportWorker {
         this.post({ type: 'observe-gap', bytes, t: this.now() });
       },
       stdoutEnd: () => this.onStdoutEnd(),
-      exit: (exit) => this.onExit(exit),
+      exit: (exit, hostEnded) => this.onExit(exit, hostEnded),
       writeDone,
     });
   }
@@ -304,9 +304,9 @@ export class TransportWorker {
     };
   }
 
-  private onExit(exit: ExitInfo): void {
+  private onExit(exit: ExitInfo, hostEnded?: boolean): void {
     this.outbox.flush(); // frames read before the exit go before it (as far as credits allow)
-    this.post({ type: 'exit', exit });
+    this.post({ type: 'exit', exit, ...(hostEnded !== undefined && { hostEnded }) });
     this.post({ type: 'counters', counters: this.counters() });
   }
 

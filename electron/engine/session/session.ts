@@ -211,18 +211,23 @@ export class Session extends EventEmitter<SessionEvents> {
         stop: () => void this.stop(),
       }),
     );
-    this.onTransport('exit', (exit) => {
+    this.onTransport('exit', (exit, hostEnded) => {
       this.exit = exit;
       this.processExits += 1;
       this.emit('exit', exit);
-      if (this.state !== 'stopping' && this.state !== 'stopped') {
+      // Tapped, the end is the host's and the relay says whether it came first: the tap's stop
+      // (stdin-end, finish) comes on another channel than the exit, in either order.
+      const own = this.hostTraffic
+        ? !hostEnded
+        : this.state !== 'stopping' && this.state !== 'stopped';
+      if (own) {
         this.exitedOnItsOwn = true;
         const how = exit.signal ? `signal ${exit.signal}` : `code ${exit.code}`;
         const why = `server exited with ${how} before the session ended`;
         this.findings.raise('server-exited', why, exit.t);
-        // Reap the group and release the worker; draining goes on until the pipes close.
-        void this.stop();
       }
+      // Reap the group and release the worker; draining goes on until the pipes close.
+      if (own || this.hostTraffic) void this.stop();
     });
     this.onTransport('fatal', (message) => {
       this.stderr.push(Buffer.from(`[pipescope] ${message}\n`), this.now());

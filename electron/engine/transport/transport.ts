@@ -62,7 +62,8 @@ export interface TransportEvents {
   overload: [info: Extract<FromWorker, { type: 'overload' }>];
   'stdout-end': [partialBytes: number, t: number];
   'observe-gap': [bytes: number, t: number];
-  exit: [exit: ExitInfo];
+  /** `hostEnded` (tapped): the host ended the server, the relay says; else false. */
+  exit: [exit: ExitInfo, hostEnded: boolean];
   stopped: [result: StopResult];
   fatal: [message: string];
 }
@@ -253,7 +254,7 @@ export class Transport extends EventEmitter<TransportEvents> {
         break;
       case 'exit':
         this.exitSeen = true;
-        this.emit('exit', msg.exit);
+        this.emit('exit', msg.exit, msg.hostEnded === true);
         break;
       case 'write-done': {
         const resolve = this.writes.get(msg.seq);
