@@ -362,8 +362,7 @@ export class NativeRelay {
     const exit = this.exit;
     if (this.exitPosted || !exit || !(now || this.ended[0])) return;
     this.exitPosted = true;
-    const hostEnded = this.hostEnd.before(exit);
-    this.stdoutTee.post({ type: 'exit', exit, hostEnded } satisfies FromRelay);
+    this.stdoutTee.post({ type: 'exit', exit, hostEnded: this.hostEnd.before(exit) });
   }
 
   onWorkerMessage(msg: ToRelay): void {

@@ -215,8 +215,8 @@ export class Session extends EventEmitter<SessionEvents> {
       this.exit = exit;
       this.processExits += 1;
       this.emit('exit', exit);
-      // Tapped, the end is the host's and the relay says whether it came first: the tap's stop
-      // (stdin-end, finish) comes on another channel than the exit, in either order.
+      // Tapped, the relay says whether the host's end came first (the tap's stop comes on
+      // another channel than the exit, in either order).
       const own = this.hostTraffic
         ? !hostEnded
         : this.state !== 'stopping' && this.state !== 'stopped';
