@@ -6,7 +6,6 @@
  * cancellation reaches the server between the host's lines; the flight recorder writes out on
  * request; a host request replays on a fresh server.
  */
-import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -16,52 +15,19 @@ import { SessionManager } from '../../electron/engine/host/session-manager.js';
 import type { HostEvent } from '../../shared/host-api.js';
 import type { ProbeReport } from '../../shared/probe-report.js';
 import type { SessionInfo, SessionSnapshot } from '../../shared/session-info.js';
-import { INITIALIZED, initializeLine, line } from '../fixtures/host-messages.js';
-import { CLI, runCli, waitFor } from './helpers.js';
-import { TAP_RELAYS } from './tap-relays.js';
+import { line } from '../fixtures/host-messages.js';
+import { runCli, waitFor } from './helpers.js';
+import { handshake, TAP_RELAYS, tapStarter } from './tap-relays.js';
 
 /** The relay the running suite uses (its environment). */
 let relayEnv: Record<string, string> = {};
 
-const initialize = initializeLine('test-host');
-const initialized = INITIALIZED;
-
-interface Tapped {
-  child: ChildProcessWithoutNullStreams;
-  dir: string;
-  out: () => string;
-  closed: Promise<number | null>;
-}
-
-const running = new Set<ChildProcessWithoutNullStreams>();
+const { tap } = tapStarter(() => relayEnv);
 const managers = new Set<SessionManager>();
 afterEach(async () => {
-  for (const c of running) c.kill('SIGKILL');
-  running.clear();
   for (const m of managers) await m.stopAll();
   managers.clear();
 });
-
-function tap(server: { command: string; args: string[] }, tapArgs: string[], dir: string): Tapped {
-  const child = spawn(
-    process.execPath,
-    [CLI, 'tap', ...tapArgs, '--', server.command, ...server.args],
-    {
-      env: { ...process.env, PIPESCOPE_TAP_DIR: dir, PIPESCOPE_TRACE_DIR: dir, ...relayEnv },
-    },
-  );
-  running.add(child);
-  // The first MiB and the last 4 KiB of what the host read (an 8 MiB answer ends with its id).
-  let out = '';
-  let tail = '';
-  child.stdout.on('data', (d: Buffer) => {
-    if (out.length < 1024 * 1024) out += d.toString('utf8');
-    tail = (tail + d.subarray(Math.max(0, d.length - 4096)).toString('latin1')).slice(-4096);
-  });
-  child.stderr.on('data', () => {});
-  const closed = new Promise<number | null>((r) => child.on('close', (code) => r(code)));
-  return { child, dir, out: () => out + tail, closed };
-}
 
 describe.each(TAP_RELAYS)('tap ($name relay): what it sees', (relay) => {
   beforeAll(() => {
@@ -76,9 +42,7 @@ describe.each(TAP_RELAYS)('tap ($name relay): what it sees', (relay) => {
       ['--no-publish', '--trace', trace, '--name', 'big'],
       dir,
     );
-    t.child.stdin.write(initialize);
-    await waitFor(() => t.out().includes('"id":1'), 10_000, 'the answer to initialize');
-    t.child.stdin.write(initialized);
+    await handshake(t);
     t.child.stdout.pause(); // the host stops reading, and sends a call whose answer is 8 MiB
     t.child.stdin.write(
       line({
@@ -162,9 +126,7 @@ describe.each(TAP_RELAYS)('tap ($name relay): what it sees', (relay) => {
     const events: HostEvent[] = [];
     app.subscribe((e) => events.push(e));
     const t = tap(demoCommand('slow-producer'), ['--name', 'producer', '--host', 'Test Host'], dir);
-    t.child.stdin.write(initialize);
-    await waitFor(() => t.out().includes('"id":1'), 10_000, 'the answer to initialize');
-    t.child.stdin.write(initialized);
+    await handshake(t);
     const args = { steps: 200, 'delay-ms': 50 };
     t.child.stdin.write(
       line({

@@ -17,49 +17,19 @@ import { demoCommand } from '../../electron/demo-servers/launch.js';
 import { Session } from '../../electron/engine/session/session.js';
 import type { FromRelay } from '../../electron/wire/tap-protocol.js';
 import type { ProbeReport } from '../../shared/probe-report.js';
-import { INITIALIZED, initializeLine, line } from '../fixtures/host-messages.js';
-import { CLI, runCli, waitFor } from './helpers.js';
-import { TAP_RELAYS } from './tap-relays.js';
+import { line } from '../fixtures/host-messages.js';
+import { runCli, waitFor } from './helpers.js';
+import { handshake, TAP_RELAYS, tapStarter } from './tap-relays.js';
 
 /** The relay the running suite uses (its environment). */
 let relayEnv: Record<string, string> = {};
 
-const running = new Set<ChildProcessWithoutNullStreams>();
+const { tap, own } = tapStarter(() => relayEnv);
 const sessions = new Set<Session>();
 afterEach(async () => {
-  for (const c of running) c.kill('SIGKILL');
-  running.clear();
   for (const s of sessions) await s.stop();
   sessions.clear();
 });
-
-interface Tapped {
-  child: ChildProcessWithoutNullStreams;
-  /** The last 4 KiB the host read, and how many bytes in all. */
-  tail: () => string;
-  bytes: () => number;
-  closed: Promise<number | null>;
-}
-
-function tap(server: { command: string; args: string[] }, argv: string[], dir: string): Tapped {
-  const child = spawn(
-    process.execPath,
-    [CLI, 'tap', ...argv, '--', server.command, ...server.args],
-    {
-      env: { ...process.env, PIPESCOPE_TAP_DIR: dir, PIPESCOPE_TRACE_DIR: dir, ...relayEnv },
-    },
-  );
-  running.add(child);
-  let tail = '';
-  let bytes = 0;
-  child.stdout.on('data', (d: Buffer) => {
-    bytes += d.length;
-    tail = (tail + d.subarray(Math.max(0, d.length - 4096)).toString('latin1')).slice(-4096);
-  });
-  child.stderr.on('data', () => {});
-  const closed = new Promise<number | null>((r) => child.on('close', (code) => r(code)));
-  return { child, tail: () => tail, bytes: () => bytes, closed };
-}
 
 async function reportOf(trace: string): Promise<ProbeReport> {
   return JSON.parse((await runCli(['report', '--json', trace])).stdout) as ProbeReport;
@@ -80,9 +50,7 @@ describe.each(TAP_RELAYS)('tap ($name relay): how the session ends', (relay) => 
       ['--no-publish', '--trace', trace, '--name', 'big'],
       dir,
     );
-    t.child.stdin.write(initializeLine('test-host'));
-    await waitFor(() => t.tail().includes('"id":1'), 10_000, 'the answer to initialize');
-    t.child.stdin.write(INITIALIZED);
+    await handshake(t);
     // Once the observer runs (it loads at the first answer), it takes the 8 MiB frame as the
     // host reads it, and is still on it when the host's EOF and the exit come.
     await new Promise((r) => setTimeout(r, 1500));
@@ -117,9 +85,7 @@ describe.each(TAP_RELAYS)('tap ($name relay): how the session ends', (relay) => 
     const dir = mkdtempSync(path.join(tmpdir(), 'tap-exit-'));
     const trace = path.join(dir, 'sigterm.jsonl');
     const t = tap(demoCommand('healthy'), ['--no-publish', '--trace', trace, '--name', 'sig'], dir);
-    t.child.stdin.write(initializeLine('test-host'));
-    await waitFor(() => t.tail().includes('"id":1'), 10_000, 'the answer to initialize');
-    t.child.stdin.write(INITIALIZED);
+    await handshake(t);
     // Once the observer is there (its session is running), the host ends the server by signal.
     await new Promise((r) => setTimeout(r, 1500));
     const signalled = new Promise<string | null>((r) => t.child.on('close', (_c, s) => r(s)));
@@ -147,9 +113,7 @@ describe.each(TAP_RELAYS)('tap ($name relay): how the session ends', (relay) => 
       ],
     };
     const t = tap(server, ['--no-publish', '--trace', trace, '--name', 'dies'], dir);
-    t.child.stdin.write(initializeLine('test-host'));
-    await waitFor(() => t.tail().includes('"id":1'), 10_000, 'the answer to initialize');
-    t.child.stdin.write(INITIALIZED);
+    await handshake(t);
     // The host keeps stdin open: the server's exit is its own.
     expect(await t.closed).toBe(3);
     t.child.stdin.end();
@@ -163,7 +127,7 @@ describe.each(TAP_RELAYS)('tap ($name relay): how the session ends', (relay) => 
 /** A tapped session whose relay is this test: it posts what a relay would, in the order given. */
 async function relayedSession(): Promise<{ session: Session; relay: MessagePort }> {
   const server = spawn('sleep', ['60']);
-  running.add(server as ChildProcessWithoutNullStreams);
+  own(server as ChildProcessWithoutNullStreams);
   const { port1: relay, port2 } = new MessageChannel();
   const session = new Session(
     { command: 'sleep', args: ['60'], requestTimeoutMs: 0 },
@@ -175,17 +139,22 @@ async function relayedSession(): Promise<{ session: Session; relay: MessagePort 
   return { session, relay };
 }
 
+/** The relay's last two messages: stdout's end, then the exit with `code`, stamped. */
+function endThenExit(relay: MessagePort, code: number, hostEnded: boolean): void {
+  relay.postMessage({ type: 'stdout-end', t: 10 } satisfies FromRelay);
+  relay.postMessage({
+    type: 'exit',
+    exit: { code, signal: null, t: 11 },
+    hostEnded,
+  } satisfies FromRelay);
+}
+
 describe("a tapped session: the exit against the host's end, whichever channel comes first", () => {
   it('an exit after the host ended, before the observer heard of the end: not server-exited', async () => {
     const { session, relay } = await relayedSession();
     const exited = new Promise((r) => session.once('exit', r));
     // The relay saw the host's stdin end, then the exit; the observer's stdin-end is late.
-    relay.postMessage({ type: 'stdout-end', t: 10 } satisfies FromRelay);
-    relay.postMessage({
-      type: 'exit',
-      exit: { code: 0, signal: null, t: 11 },
-      hostEnded: true,
-    } satisfies FromRelay);
+    endThenExit(relay, 0, true);
     await exited;
     await session.stop();
     expect(session.findings.has('server-exited')).toBe(false);
@@ -196,12 +165,7 @@ describe("a tapped session: the exit against the host's end, whichever channel c
     const { session, relay } = await relayedSession();
     // The observer's finish (relay done) overtook the exit coming through the transport worker.
     const stopped = session.stop();
-    relay.postMessage({ type: 'stdout-end', t: 10 } satisfies FromRelay);
-    relay.postMessage({
-      type: 'exit',
-      exit: { code: 3, signal: null, t: 11 },
-      hostEnded: false,
-    } satisfies FromRelay);
+    endThenExit(relay, 3, false);
     await stopped;
     expect(session.findings.has('server-exited')).toBe(true);
     expect(session.findings.all().find((f) => f.code === 'server-exited')?.message).toContain(
