@@ -209,8 +209,8 @@ export class NativeRelay {
     for (const dir of [0, 1] as const) {
       const copies = stdio[7 + dir] as Readable;
       const out = this.out[dir] as Reassembler;
-      // Past the tee's bound (an observer still loading, or behind) the copies are not read: they
-      // wait in the native relay's ring (bounded, and past it uncopied there), not lost here.
+      // Past the tee's bound (an observer loading or behind) the copies wait, bounded, in the
+      // native relay's ring (past it, uncopied there), not lost here.
       const tee = dir === 0 ? this.stdoutTee : this.stderrTee;
       const over = (slack: number): boolean => tee.wouldOverflow(out.waitingBytes + slack);
       copies.on('data', (chunk: Buffer) => {

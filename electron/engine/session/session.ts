@@ -215,11 +215,9 @@ export class Session extends EventEmitter<SessionEvents> {
       this.exit = exit;
       this.processExits += 1;
       this.emit('exit', exit);
-      // Tapped, the relay says whether the host's end came first (the tap's stop comes on
-      // another channel than the exit, in either order).
-      const own = this.hostTraffic
-        ? !hostEnded
-        : this.state !== 'stopping' && this.state !== 'stopped';
+      // Tapped, the relay says if the host ended it first (the tap's stop may come either side).
+      const stopping = this.state === 'stopping' || this.state === 'stopped';
+      const own = this.hostTraffic ? !hostEnded : !stopping;
       if (own) {
         this.exitedOnItsOwn = true;
         const how = exit.signal ? `signal ${exit.signal}` : `code ${exit.code}`;
