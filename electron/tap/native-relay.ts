@@ -368,18 +368,16 @@ export class NativeRelay {
   onWorkerMessage(msg: ToRelay): void {
     if (msg.type === 'ack')
       (msg.stream === 'stderr' ? this.stderrTee : this.stdoutTee).ack(msg.bytes);
+    // relay.c refuses a line past its CMD_MAX too: no need to send it the bytes.
     else if (msg.data.length + 8 > INJECT_MAX)
-      // (relay.c refuses it too; no need to send it the bytes)
-      this.stdoutTee.post(
-        { type: 'inject-done', seq: msg.seq, waitedMs: 0, error: 'a line over 1 MiB: not written' },
-        true,
-      );
+      this.refuse(msg.seq, 'a line over 1 MiB: not written');
     else if (this.ctrl && !this.nativeDone) this.ctrl.write(injectCommand(msg.seq, msg.data));
-    else
-      this.stdoutTee.post(
-        { type: 'inject-done', seq: msg.seq, waitedMs: 0, error: 'the server is gone' },
-        true,
-      );
+    else this.refuse(msg.seq, 'the server is gone');
+  }
+
+  /** One of Pipescope's lines that will not be written: said done, with why. */
+  private refuse(seq: number, error: string): void {
+    this.stdoutTee.post({ type: 'inject-done', seq, waitedMs: 0, error }, true);
   }
 
   /** Done once the server exited and the native relay delivered everything it read (it ends

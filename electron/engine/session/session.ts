@@ -194,9 +194,7 @@ export class Session extends EventEmitter<SessionEvents> {
   }
 
   private wireTransport(): void {
-    this.onTransport('frames', (frames) => {
-      this.dispatcher.enqueue(frames);
-    });
+    this.onTransport('frames', (frames) => this.dispatcher.enqueue(frames));
     this.onTransport('stderr', (data, at) => {
       const text = this.stderr.push(data, at);
       this.emit('stderr', text, at);
