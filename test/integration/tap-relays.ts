@@ -44,7 +44,7 @@ export interface TappedByTest {
 }
 
 /** `pipescope tap <argv> -- <server>`, its taps folder and traces in `dir`, `env` added. */
-export function tapByTest(
+function tapByTest(
   server: { command: string; args: string[] },
   argv: string[],
   dir: string,
